@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/common/input-error.js';
+import { parseNameList } from '../../src/common/name-list.js';
+
+describe('parseNameList', () => {
+  it('splits on commas and newlines, trims and de-duplicates in first-seen order', () => {
+    expect(parseNameList('datasets', [' prod , staging\nprod\n'])).toEqual(['prod', 'staging']);
+    expect(parseNameList('datasets', ['a', 'b,a'])).toEqual(['a', 'b']);
+  });
+
+  it.each([' a,,b', ',', '', 'a,\n'])('rejects %j, naming the input and quoting the value', (value) => {
+    expect(() => parseNameList('datasets', [value])).toThrow(InputError);
+    expect(() => parseNameList('datasets', [value])).toThrow(`Invalid datasets ${JSON.stringify(value)}. Expected a comma- or newline-separated list`);
+  });
+});

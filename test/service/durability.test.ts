@@ -1,0 +1,84 @@
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Annotation } from '../../src/client/types.js';
+import { exited, startTimemark } from '../helpers/child-process.js';
+import { makeTempDir, TEST_TOKEN } from '../helpers/local-service.js';
+
+const dataDir = makeTempDir('durability');
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function startServe() {
+  const { child, match } = await startTimemark(
+    ['serve', '--port', '0', '--data-dir', dataDir, '--token', TEST_TOKEN],
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  return { child, url: match[1] as string };
+}
+
+describe('durability', () => {
+  it('keeps every acknowledged write after kill -9 in the middle of a burst', async () => {
+    const first = await startServe();
+    const headers = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' };
+    const acknowledged = new Map<string, Annotation>();
+    const total = 400;
+    const killAfter = 250;
+    let next = 0;
+    let killed = false;
+
+    async function worker(): Promise<void> {
+      while (next < total && !killed) {
+        const n = next++;
+        try {
+          const response = await fetch(`${first.url}/v2/annotations`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ datasets: ['durable'], type: 'deploy', time: new Date(Date.UTC(2024, 0, 1, 0, 0, n)).toISOString(), title: `deploy ${n}` }),
+          });
+          if (response.status !== 201) continue;
+          const annotation = (await response.json()) as Annotation;
+          // An update acknowledged before the kill must survive too.
+          if (n % 5 === 0) {
+            const closed = await fetch(`${first.url}/v2/annotations/${annotation.id}`, {
+              method: 'PUT',
+              headers,
+              body: JSON.stringify({ endTime: new Date(Date.parse(annotation.time) + 60_000).toISOString() }),
+            });
+            if (closed.status === 200) acknowledged.set(annotation.id, (await closed.json()) as Annotation);
+            else acknowledged.set(annotation.id, annotation);
+          } else {
+            acknowledged.set(annotation.id, annotation);
+          }
+          if (acknowledged.size >= killAfter && !killed) {
+            killed = true;
+            first.child.kill('SIGKILL');
+          }
+        } catch {
+          // Requests cut off by the kill were never acknowledged, so nothing is owed for them.
+        }
+      }
+    }
+
+    await Promise.all(Array.from({ length: 16 }, () => worker()));
+    await exited(first.child);
+    expect(first.child.signalCode).toBe('SIGKILL');
+    expect(acknowledged.size).toBeGreaterThanOrEqual(killAfter);
+
+    const second = await startServe();
+    try {
+      const response = await fetch(`${second.url}/v2/annotations?datasets=durable`, { headers });
+      const stored = new Map(((await response.json()) as Annotation[]).map((annotation) => [annotation.id, annotation]));
+      for (const [id, annotation] of acknowledged) {
+        expect(stored.get(id), id).toEqual(annotation);
+      }
+    } finally {
+      second.child.kill('SIGTERM');
+      await exited(second.child);
+    }
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const { child } = await startServe();
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+  });
+});
