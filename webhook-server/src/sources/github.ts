@@ -1,0 +1,266 @@
+/**
+ * GitHub `deployment`, `deployment_status` and (optionally) `workflow_run` webhooks.
+ *
+ * Authenticity: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>`, checked by
+ * @octokit/webhooks. Dedupe: `X-GitHub-Delivery`, which a manual redelivery keeps.
+ * Correlation: repository + deployment id (or workflow run id + attempt).
+ */
+
+import { Webhooks } from '@octokit/webhooks';
+import { buildContext, firstPresent, shortSha } from './context.js';
+import { decodeUtf8, JsonReader } from './json.js';
+import { parseRfc3339 } from './times.js';
+import type { BridgeEvent, IncomingWebhook, Outcome, ParseResult, VerifyResult, WebhookSource } from './types.js';
+import { MalformedPayloadError } from './types.js';
+import { header, noSecretConfigured, rejected, usableSecrets, VERIFIED } from './verify.js';
+
+const SIGNATURE_HEADER = 'x-hub-signature-256';
+
+/**
+ * One Webhooks instance per secret, built once per secrets list. `Webhooks#verify` checks only
+ * the instance's primary `secret` (its `additionalSecrets` are used by `verifyAndReceive` alone,
+ * which also dispatches events), so rotation is done here by asking each instance in turn.
+ */
+const verifiersBySecrets = new Map<string, Webhooks[]>();
+const MAX_CACHED_SECRET_LISTS = 16;
+
+function verifiersFor(secrets: readonly string[]): Webhooks[] {
+  const cacheKey = JSON.stringify(secrets);
+  let verifiers = verifiersBySecrets.get(cacheKey);
+  if (verifiers === undefined) {
+    verifiers = secrets.map((secret) => new Webhooks({ secret }));
+    // Secrets only change on a restart or a config reload; the cap keeps a misuse from growing the map.
+    if (verifiersBySecrets.size >= MAX_CACHED_SECRET_LISTS) verifiersBySecrets.clear();
+    verifiersBySecrets.set(cacheKey, verifiers);
+  }
+  return verifiers;
+}
+
+async function verify(webhook: IncomingWebhook, secrets: readonly string[]): Promise<VerifyResult> {
+  const usable = usableSecrets(secrets);
+  if (usable.length === 0) return noSecretConfigured('github');
+  const signature = header(webhook, SIGNATURE_HEADER);
+  if (signature === undefined) return rejected('Missing X-Hub-Signature-256 header.');
+  // @octokit/webhooks signs the UTF-8 encoding of a string. A strict decode makes that encoding
+  // the exact bytes received: a body that is not UTF-8 could otherwise be verified as other bytes.
+  const payload = decodeUtf8(webhook.rawBody);
+  if (payload === undefined || payload === '') return rejected('X-Hub-Signature-256 does not match the body.');
+  let matched = false;
+  for (const verifier of verifiersFor(usable)) {
+    // Every secret is tried, so the time taken does not tell which one matched.
+    const result = await verifier.verify(payload, signature).catch(() => false);
+    matched = result || matched;
+  }
+  return matched ? VERIFIED : rejected('X-Hub-Signature-256 does not match the body under any configured secret.');
+}
+
+function parse(webhook: IncomingWebhook): ParseResult {
+  const event = header(webhook, 'x-github-event');
+  if (event === undefined) throw new MalformedPayloadError('Missing X-GitHub-Event header.');
+  if (event === 'ping') return { kind: 'ignored', reason: 'ping: the webhook is set up.' };
+  if (event !== 'deployment' && event !== 'deployment_status' && event !== 'workflow_run') {
+    return { kind: 'ignored', reason: `GitHub event "${event}" is not used by the bridge.` };
+  }
+  const body = JsonReader.parse(webhook.rawBody);
+  const delivery = header(webhook, 'x-github-delivery');
+  switch (event) {
+    case 'deployment':
+      return parseDeployment(body, delivery);
+    case 'deployment_status':
+      return parseDeploymentStatus(body, delivery);
+    case 'workflow_run':
+      return parseWorkflowRun(body, delivery);
+  }
+}
+
+interface Deployment {
+  repository: string;
+  repositoryUrl: string;
+  id: string;
+  sha: string;
+  ref: string;
+  task: string | undefined;
+  environment: string;
+  description: string | undefined;
+  creator: string | undefined;
+  createdAt: number;
+}
+
+function readDeployment(body: JsonReader): Deployment {
+  const repository = body.object('repository');
+  const deployment = body.object('deployment');
+  return {
+    repository: repository.string('full_name'),
+    repositoryUrl: repository.string('html_url'),
+    id: deployment.id('id'),
+    sha: deployment.string('sha'),
+    ref: deployment.string('ref'),
+    task: deployment.optionalString('task'),
+    environment: deployment.string('environment'),
+    description: deployment.optionalString('description'),
+    creator: deployment.optionalObject('creator')?.optionalString('login'),
+    createdAt: parseRfc3339('deployment.created_at', deployment.string('created_at')),
+  };
+}
+
+/**
+ * The delivery id identifies one event, but the event name and its action or state are added:
+ * a key then never collides across event kinds, and without the header (a proxy that drops it)
+ * the content-derived fallback still tells a redelivery from a new event.
+ */
+function dedupeKey(delivery: string | undefined, event: string, qualifier: string, fallbackId: string): string {
+  return delivery === undefined
+    ? `github:${event}:${fallbackId}:${qualifier}`
+    : `github:delivery:${delivery}:${event}:${qualifier}`;
+}
+
+function deploymentTitle(d: Deployment, environment: string): string {
+  return `Deploy ${d.repository} to ${environment} (${shortSha(d.sha)})`;
+}
+
+function deploymentContext(d: Deployment, environment: string, extra: Record<string, string | undefined>) {
+  return buildContext({
+    repository: d.repository,
+    environment,
+    ref: d.ref,
+    sha: d.sha,
+    task: d.task,
+    creator: d.creator,
+    deployment_id: d.id,
+    ...extra,
+  });
+}
+
+function parseDeployment(body: JsonReader, delivery: string | undefined): ParseResult {
+  const action = body.optionalString('action') ?? 'created';
+  if (action !== 'created') return { kind: 'ignored', reason: `deployment action "${action}" changes nothing.` };
+  const d = readDeployment(body);
+  const event: BridgeEvent = {
+    source: 'github',
+    dedupeKey: dedupeKey(delivery, 'deployment', action, `${d.repository}:${d.id}`),
+    correlationKey: `github:${d.repository}:deployment:${d.id}`,
+    phase: 'start',
+    occurredAt: d.createdAt,
+    startedAt: d.createdAt,
+    category: 'deploy',
+    title: deploymentTitle(d, d.environment),
+    ...(d.description === undefined ? {} : { description: d.description }),
+    url: d.repositoryUrl,
+    context: deploymentContext(d, d.environment, { event: 'deployment' }),
+  };
+  return { kind: 'events', events: [event] };
+}
+
+const STATUS_PHASES: Record<string, { phase: 'start' } | { phase: 'finish'; outcome: Outcome }> = {
+  queued: { phase: 'start' },
+  pending: { phase: 'start' },
+  in_progress: { phase: 'start' },
+  success: { phase: 'finish', outcome: 'success' },
+  failure: { phase: 'finish', outcome: 'failure' },
+  error: { phase: 'finish', outcome: 'error' },
+};
+
+function parseDeploymentStatus(body: JsonReader, delivery: string | undefined): ParseResult {
+  const status = body.object('deployment_status');
+  const state = status.string('state');
+  const mapped = STATUS_PHASES[state];
+  // `inactive` (a newer deployment replaced this one) and unknown future states change no span.
+  if (mapped === undefined) return { kind: 'ignored', reason: `deployment_status state "${state}" changes nothing.` };
+  const d = readDeployment(body);
+  const statusId = status.id('id');
+  const environment = status.optionalString('environment') ?? d.environment;
+  const description = firstPresent(status.optionalString('description'), d.description);
+  const url = firstPresent(
+    status.optionalString('log_url'),
+    status.optionalString('environment_url'),
+    status.optionalString('target_url'),
+    d.repositoryUrl,
+  );
+  const event: BridgeEvent = {
+    source: 'github',
+    dedupeKey: dedupeKey(delivery, 'deployment_status', state, `${d.repository}:${statusId}`),
+    correlationKey: `github:${d.repository}:deployment:${d.id}`,
+    phase: mapped.phase,
+    ...(mapped.phase === 'finish' ? { outcome: mapped.outcome } : {}),
+    occurredAt: parseRfc3339('deployment_status.created_at', status.string('created_at')),
+    // The rollout began when the deployment was created, whichever status arrives first.
+    startedAt: d.createdAt,
+    category: 'deploy',
+    title: deploymentTitle(d, environment),
+    ...(description === undefined ? {} : { description }),
+    ...(url === undefined ? {} : { url }),
+    context: deploymentContext(d, environment, { event: 'deployment_status', state }),
+  };
+  return { kind: 'events', events: [event] };
+}
+
+/** Conclusions of a completed run. `neutral` and `skipped` did no harm, so they count as success. */
+const CONCLUSIONS: Record<string, Outcome> = {
+  success: 'success',
+  neutral: 'success',
+  skipped: 'success',
+  cancelled: 'canceled',
+  failure: 'failure',
+  timed_out: 'failure',
+  startup_failure: 'failure',
+  action_required: 'failure',
+  stale: 'failure',
+};
+
+function parseWorkflowRun(body: JsonReader, delivery: string | undefined): ParseResult {
+  const action = body.string('action');
+  if (action !== 'requested' && action !== 'in_progress' && action !== 'completed') {
+    return { kind: 'ignored', reason: `workflow_run action "${action}" changes nothing.` };
+  }
+  const repository = body.object('repository').string('full_name');
+  const run = body.object('workflow_run');
+  const id = run.id('id');
+  // A re-run keeps the run id and increments run_attempt: each attempt is its own span.
+  const attempt = run.optionalNumber('run_attempt') ?? 1;
+  const name = run.optionalString('name') ?? 'workflow';
+  const sha = run.string('head_sha');
+  const branch = run.optionalString('head_branch');
+  const runNumber = run.optionalNumber('run_number');
+  const startedAt = parseRfc3339(
+    'workflow_run.run_started_at',
+    run.optionalString('run_started_at') ?? run.string('created_at'),
+  );
+  let phase: 'start' | 'finish' = 'start';
+  let outcome: Outcome | undefined;
+  let conclusion: string | undefined;
+  if (action === 'completed') {
+    phase = 'finish';
+    conclusion = run.string('conclusion');
+    outcome = CONCLUSIONS[conclusion] ?? 'failure';
+  }
+  const occurredAt =
+    action === 'requested' ? startedAt : parseRfc3339('workflow_run.updated_at', run.string('updated_at'));
+  const event: BridgeEvent = {
+    source: 'github',
+    dedupeKey: dedupeKey(delivery, 'workflow_run', action, `${repository}:${id}:${attempt}`),
+    correlationKey: `github:${repository}:workflow_run:${id}:${attempt}`,
+    phase,
+    ...(outcome === undefined ? {} : { outcome }),
+    occurredAt,
+    startedAt,
+    category: 'deploy',
+    title: `Workflow ${name}${runNumber === undefined ? '' : ` #${runNumber}`} on ${repository}${branch === undefined ? '' : ` (${branch})`}`,
+    description: run.optionalString('display_title') ?? `${name} at ${shortSha(sha)}`,
+    url: run.string('html_url'),
+    context: buildContext({
+      repository,
+      workflow: name,
+      ref: branch,
+      sha,
+      run_id: id,
+      run_attempt: attempt,
+      run_number: runNumber,
+      trigger: run.optionalString('event'),
+      conclusion,
+      event: 'workflow_run',
+    }),
+  };
+  return { kind: 'events', events: [event] };
+}
+
+export const githubSource: WebhookSource = { name: 'github', verify, parse };
