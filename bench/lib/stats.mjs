@@ -1,0 +1,38 @@
+/** Small helpers shared by the benchmarks. */
+
+export function percentile(sortedValues, p) {
+  if (sortedValues.length === 0) return NaN;
+  const index = Math.min(sortedValues.length - 1, Math.ceil((p / 100) * sortedValues.length) - 1);
+  return sortedValues[Math.max(0, index)];
+}
+
+export function summarize(latenciesMs) {
+  const sorted = [...latenciesMs].sort((a, b) => a - b);
+  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) };
+}
+
+export function fixed(value, digits = 2) {
+  return Number.isFinite(value) ? value.toFixed(digits) : String(value);
+}
+
+/** Reads `--name value` flags with defaults. */
+export function flags(defaults) {
+  const values = { ...defaults };
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i += 2) {
+    const name = args[i]?.replace(/^--/, '');
+    if (!name || !(name in defaults)) throw new Error(`Unknown flag ${args[i]}. Expected one of: ${Object.keys(defaults).map((key) => `--${key}`).join(', ')}.`);
+    values[name] = typeof defaults[name] === 'number' ? Number(args[i + 1]) : args[i + 1];
+  }
+  return values;
+}
+
+/** Runs `task(i)` for i in [0, total) with `concurrency` workers in flight. */
+export async function pool(total, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
