@@ -1,0 +1,64 @@
+/** Operator routes: the dead letters and the outbox, behind a bearer admin token. */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type RequestHandler, type Router } from 'express';
+import type { BridgeStore, EpisodeRow } from '../store/types.js';
+import { reply } from '../transport/replies.js';
+
+export function createAdminRoutes(deps: { store: BridgeStore; adminToken: string; onRetry: () => void; now: () => number }): Router {
+  const router = express.Router();
+  router.use('/admin', requireToken(deps.adminToken));
+
+  router.get('/admin/outbox', async (_req, res) => {
+    res.json(await deps.store.counts());
+  });
+
+  router.get('/admin/dead-letters', async (req, res) => {
+    const limit = Math.min(1000, Math.max(1, Number(req.query.limit) || 100));
+    res.json({ deadLetters: (await deps.store.deadLetters(limit)).map(describeEpisode) });
+  });
+
+  router.post('/admin/dead-letters/:id/retry', async (req, res) => {
+    const id = Number(req.params.id);
+    if (!Number.isSafeInteger(id) || !(await deps.store.retryDeadLetter(id, deps.now()))) {
+      reply(res, 404, `Dead letter ${JSON.stringify(req.params.id)} not found. GET /admin/dead-letters lists them.`);
+      return;
+    }
+    deps.onRetry();
+    reply(res, 200, `Dead letter ${id} is queued again.`, { id });
+  });
+  return router;
+}
+
+export function describeEpisode(episode: EpisodeRow): Record<string, unknown> {
+  return {
+    id: episode.id,
+    source: episode.source,
+    correlationKey: episode.correlationKey,
+    episode: episode.seq,
+    status: episode.status,
+    attempts: episode.attempts,
+    lastError: episode.lastError,
+    annotationId: episode.annotationId,
+    title: episode.state.title.value,
+    startedAt: episode.state.startedAt === undefined ? null : new Date(episode.state.startedAt).toISOString(),
+    endedAt: episode.state.endedAt === undefined ? null : new Date(episode.state.endedAt).toISOString(),
+    outcome: episode.state.outcome ?? null,
+    changedAt: new Date(episode.changedAt).toISOString(),
+  };
+}
+
+function requireToken(token: string): RequestHandler {
+  // Hashing first gives equal lengths, so the comparison time says nothing about the token.
+  const expected = createHash('sha256').update(token).digest();
+  return (req, res, next) => {
+    const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+    const given = createHash('sha256')
+      .update(match?.[1]?.trim() ?? '')
+      .digest();
+    if (!match || !timingSafeEqual(given, expected)) {
+      reply(res, 401, 'The admin routes need Authorization: Bearer <admin token> (TIMEMARK_BRIDGE_ADMIN_TOKEN).', {}, { 'WWW-Authenticate': 'Bearer' });
+      return;
+    }
+    next();
+  };
+}

@@ -1,0 +1,69 @@
+import pg from 'pg';
+import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
+import type { BridgeStore } from './types.js';
+
+export interface PostgresOptions {
+  connectionString: string;
+  /** A schema to keep the bridge's tables in (created if missing); default: the connection's search_path. */
+  schema?: string;
+  maxConnections?: number;
+}
+
+/** An arbitrary constant: the advisory lock that serialises schema creation across replicas starting together. */
+const MIGRATION_LOCK = 7_305_118_001;
+
+/**
+ * The shared store for replicas. Row locks with SKIP LOCKED hand each due episode to exactly one
+ * worker; a transaction-scoped advisory lock per correlation key serialises the folding of events
+ * into episodes; unique constraints make dedupe hold across replicas.
+ */
+export async function openPostgresStore(options: PostgresOptions): Promise<BridgeStore> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
+    throw new Error(`Invalid PostgreSQL schema ${JSON.stringify(schema)}. Expected lower-case letters, digits and underscores.`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: 5_000,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection that drops must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+
+  const driver: SqlDriver = {
+    kind: 'postgres',
+    skipLocked: ' FOR UPDATE SKIP LOCKED',
+    async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
+      const client = await pool.connect();
+      const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
+      try {
+        await client.query('BEGIN');
+        const result = await work(query);
+        await client.query('COMMIT');
+        client.release();
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release(true);
+        throw error;
+      }
+    },
+    async lockKey(query, key) {
+      await query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+    },
+    close: () => pool.end(),
+  };
+
+  try {
+    await driver.transaction(async (query) => {
+      await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      if (schema !== undefined) await query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      for (const statement of schemaStatements('BIGSERIAL PRIMARY KEY')) await query(statement);
+    });
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`Cannot open the PostgreSQL store: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return createSqlStore(driver);
+}

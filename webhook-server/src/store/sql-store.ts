@@ -1,0 +1,270 @@
+/**
+ * The store's logic, written once over a minimal SQL driver. SQLite and PostgreSQL differ only
+ * in the driver (placeholders, locking clauses, types), not in what a call does.
+ */
+import { autoClose, belongsToLatest, mergeEvent, newEpisode, openSince, type EpisodeState } from '../correlation/episode.js';
+import type { SourceName } from '../sources/types.js';
+import {
+  StoreUnavailableError,
+  type BridgeStore,
+  type EpisodeRow,
+  type EpisodeStatus,
+  type FailureUpdate,
+  type IngestResult,
+  type OutboxCounts,
+  type PreparedEvent,
+} from './types.js';
+
+export type Row = Record<string, unknown>;
+/** Runs one statement with `$1…$n` placeholders. */
+export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
+
+export interface SqlDriver {
+  readonly kind: 'sqlite' | 'postgres';
+  /** ` FOR UPDATE SKIP LOCKED` where row locks exist; SQLite has one writer at a time instead. */
+  readonly skipLocked: string;
+  transaction<T>(work: (query: Query) => Promise<T>): Promise<T>;
+  /** Serialises work on one correlation key across connections (a no-op where there is one writer). */
+  lockKey(query: Query, key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const EPISODE_COLUMNS =
+  'id, correlation_key, seq, source, state, annotation_id, version, synced_version, status, attempts, next_attempt_at, last_error, probe_from, probe_to, changed_at, created_at';
+
+export function createSqlStore(driver: SqlDriver): BridgeStore {
+  async function tx<T>(work: (query: Query) => Promise<T>): Promise<T> {
+    try {
+      return await driver.transaction(work);
+    } catch (error) {
+      throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+
+  return {
+    kind: driver.kind,
+
+    ingest: (events, receivedAt) =>
+      tx(async (query): Promise<IngestResult> => {
+        let accepted = 0;
+        let duplicates = 0;
+        for (const { event, target } of events) {
+          const inserted = await query(
+            `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING id`,
+            [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt],
+          );
+          const eventRow = inserted[0];
+          if (!eventRow) {
+            duplicates++;
+            continue;
+          }
+          accepted++;
+          await driver.lockKey(query, event.correlationKey);
+          const latestRows = await query(
+            `SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT 1`,
+            [event.correlationKey],
+          );
+          const latest = latestRows[0] ? toEpisode(latestRows[0]) : undefined;
+          let episodeId: number;
+          if (latest && belongsToLatest(latest.state, event)) {
+            const state = mergeEvent(latest.state, event, target);
+            await query(
+              `UPDATE bridge_episodes SET state = $2, open_since = $3, version = version + 1, changed_at = $4,
+                 attempts = CASE WHEN status = 'dead' THEN 0 ELSE attempts END,
+                 next_attempt_at = CASE WHEN status = 'pending' THEN next_attempt_at ELSE $4 END,
+                 status = 'pending'
+               WHERE id = $1`,
+              [latest.id, JSON.stringify(state), openSince(state), receivedAt],
+            );
+            episodeId = latest.id;
+          } else {
+            const state = newEpisode(event, target);
+            const rows = await query(
+              `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
+                 attempts, next_attempt_at, changed_at, created_at)
+               VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6) RETURNING id`,
+              [event.correlationKey, (latest?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
+            );
+            episodeId = Number(rows[0]?.id);
+          }
+          await query('UPDATE bridge_events SET episode_id = $1 WHERE id = $2', [episodeId, eventRow.id]);
+        }
+        return { accepted, duplicates };
+      }),
+
+    claim: (owner, now, leaseMs) =>
+      tx(async (query) => {
+        const rows = await query(
+          `UPDATE bridge_episodes SET lease_owner = $1, lease_until = $2
+           WHERE id = (SELECT id FROM bridge_episodes
+                       WHERE status = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
+                       ORDER BY next_attempt_at, id LIMIT 1${driver.skipLocked})
+           RETURNING ${EPISODE_COLUMNS}`,
+          [owner, now + leaseMs, now],
+        );
+        return rows[0] ? toEpisode(rows[0]) : undefined;
+      }),
+
+    noteCreateAttempt: (id, time) =>
+      tx(async (query) => {
+        await query(
+          `UPDATE bridge_episodes SET
+             probe_from = CASE WHEN probe_from IS NULL OR probe_from > $2 THEN $2 ELSE probe_from END,
+             probe_to = CASE WHEN probe_to IS NULL OR probe_to < $2 THEN $2 ELSE probe_to END
+           WHERE id = $1`,
+          [id, time],
+        );
+      }),
+
+    complete: (id, owner, annotationId, appliedVersion, now) =>
+      tx(async (query) => {
+        await query(
+          `UPDATE bridge_episodes SET annotation_id = $2, synced_version = $3,
+             status = CASE WHEN version = $3 THEN 'synced' ELSE 'pending' END,
+             attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL,
+             lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
+          [id, annotationId, appliedVersion, now, owner],
+        );
+      }),
+
+    fail: (id, owner, failure: FailureUpdate) =>
+      tx(async (query) => {
+        await query(
+          `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
+             status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND lease_owner = $5`,
+          [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
+        );
+      }),
+
+    closeOverdue: (now, maxOpenMs) =>
+      tx(async (query) => {
+        const rows = await query(
+          `SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE open_since IS NOT NULL AND open_since < $1
+           ORDER BY open_since LIMIT 100${driver.skipLocked}`,
+          [now - maxOpenMs],
+        );
+        for (const row of rows) {
+          const episode = toEpisode(row);
+          const state = autoClose(episode.state, maxOpenMs);
+          await query(
+            `UPDATE bridge_episodes SET state = $2, open_since = NULL, version = version + 1, changed_at = $3,
+               next_attempt_at = CASE WHEN status = 'pending' THEN next_attempt_at ELSE $3 END, status = 'pending'
+             WHERE id = $1`,
+            [episode.id, JSON.stringify(state), now],
+          );
+        }
+        return rows.length;
+      }),
+
+    releaseLeases: (owner) =>
+      tx(async (query) => {
+        if (owner === undefined) await query('UPDATE bridge_episodes SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL');
+        else await query('UPDATE bridge_episodes SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
+      }),
+
+    deadLetters: (limit) =>
+      tx(async (query) =>
+        (await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE status = 'dead' ORDER BY changed_at DESC, id DESC LIMIT $1`, [limit])).map(
+          toEpisode,
+        ),
+      ),
+
+    retryDeadLetter: (id, now) =>
+      tx(async (query) => {
+        const rows = await query(
+          `UPDATE bridge_episodes SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE id = $1 AND status = 'dead' RETURNING id`,
+          [id, now],
+        );
+        return rows.length > 0;
+      }),
+
+    episodes: (correlationKey) =>
+      tx(async (query) =>
+        (await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq`, [correlationKey])).map(toEpisode),
+      ),
+
+    counts: () =>
+      tx(async (query): Promise<OutboxCounts> => {
+        const counts: OutboxCounts = { pending: 0, synced: 0, dead: 0 };
+        for (const row of await query('SELECT status, COUNT(*) AS n FROM bridge_episodes GROUP BY status')) {
+          const status = String(row.status) as EpisodeStatus;
+          if (status in counts) counts[status] = Number(row.n);
+        }
+        return counts;
+      }),
+
+    purgeEvents: (before) => tx(async (query) => (await query('DELETE FROM bridge_events WHERE received_at < $1 RETURNING id', [before])).length),
+
+    ping: () =>
+      tx(async (query) => {
+        await query('SELECT 1 AS ok');
+      }),
+
+    close: () => driver.close(),
+  };
+}
+
+function toEpisode(row: Row): EpisodeRow {
+  return {
+    id: Number(row.id),
+    correlationKey: String(row.correlation_key),
+    seq: Number(row.seq),
+    source: String(row.source) as SourceName,
+    state: JSON.parse(String(row.state)) as EpisodeState,
+    annotationId: row.annotation_id === null || row.annotation_id === undefined ? null : String(row.annotation_id),
+    version: Number(row.version),
+    syncedVersion: Number(row.synced_version),
+    status: String(row.status) as EpisodeStatus,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+    lastError: row.last_error === null || row.last_error === undefined ? null : String(row.last_error),
+    probeFrom: row.probe_from === null || row.probe_from === undefined ? null : Number(row.probe_from),
+    probeTo: row.probe_to === null || row.probe_to === undefined ? null : Number(row.probe_to),
+    changedAt: Number(row.changed_at),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** The schema, with the one type that differs between the two databases filled in. */
+export function schemaStatements(idType: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS bridge_events (
+       id ${idType},
+       source TEXT NOT NULL,
+       dedupe_key TEXT NOT NULL,
+       correlation_key TEXT NOT NULL,
+       episode_id BIGINT,
+       event TEXT NOT NULL,
+       received_at BIGINT NOT NULL,
+       UNIQUE (source, dedupe_key)
+     )`,
+    'CREATE INDEX IF NOT EXISTS bridge_events_received_at ON bridge_events (received_at)',
+    `CREATE TABLE IF NOT EXISTS bridge_episodes (
+       id ${idType},
+       correlation_key TEXT NOT NULL,
+       seq INTEGER NOT NULL,
+       source TEXT NOT NULL,
+       state TEXT NOT NULL,
+       open_since BIGINT,
+       annotation_id TEXT,
+       version INTEGER NOT NULL,
+       synced_version INTEGER NOT NULL,
+       status TEXT NOT NULL,
+       attempts INTEGER NOT NULL,
+       next_attempt_at BIGINT NOT NULL,
+       last_error TEXT,
+       lease_owner TEXT,
+       lease_until BIGINT,
+       probe_from BIGINT,
+       probe_to BIGINT,
+       changed_at BIGINT NOT NULL,
+       created_at BIGINT NOT NULL,
+       UNIQUE (correlation_key, seq)
+     )`,
+    'CREATE INDEX IF NOT EXISTS bridge_episodes_due ON bridge_episodes (status, next_attempt_at)',
+    'CREATE INDEX IF NOT EXISTS bridge_episodes_open ON bridge_episodes (open_since)',
+  ];
+}

@@ -1,0 +1,84 @@
+import type { EpisodeState } from '../correlation/episode.js';
+import type { MappedTarget } from '../mapping/mapping.js';
+import type { BridgeEvent, SourceName } from '../sources/types.js';
+
+export type EpisodeStatus = 'pending' | 'synced' | 'dead';
+
+/** One episode and its place in the outbox: `pending` until the annotation matches `version`. */
+export interface EpisodeRow {
+  id: number;
+  correlationKey: string;
+  seq: number;
+  source: SourceName;
+  state: EpisodeState;
+  annotationId: string | null;
+  version: number;
+  syncedVersion: number;
+  status: EpisodeStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  /** The span of `time` values sent in creates whose outcome is unknown: where to look for the annotation. */
+  probeFrom: number | null;
+  probeTo: number | null;
+  changedAt: number;
+  createdAt: number;
+}
+
+export interface PreparedEvent {
+  event: BridgeEvent;
+  target: MappedTarget;
+}
+
+export interface IngestResult {
+  accepted: number;
+  duplicates: number;
+}
+
+export interface OutboxCounts {
+  pending: number;
+  synced: number;
+  dead: number;
+}
+
+export interface FailureUpdate {
+  error: string;
+  nextAttemptAt: number;
+  dead: boolean;
+}
+
+/**
+ * The bridge's durable state. Both implementations (SQLite, PostgreSQL) share one SQL text and
+ * one test suite, so their semantics are the same by construction.
+ */
+export interface BridgeStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Records the events and folds them into their episodes in one transaction; duplicates change nothing. */
+  ingest(events: readonly PreparedEvent[], receivedAt: number): Promise<IngestResult>;
+  /** Leases one due episode to `owner` until `now + leaseMs`; no other worker, in any replica, gets it meanwhile. */
+  claim(owner: string, now: number, leaseMs: number): Promise<EpisodeRow | undefined>;
+  /** Written before a create call, so a crash after it leaves a trail to find the annotation by. */
+  noteCreateAttempt(id: number, time: number): Promise<void>;
+  complete(id: number, owner: string, annotationId: string, appliedVersion: number, now: number): Promise<void>;
+  fail(id: number, owner: string, failure: FailureUpdate): Promise<void>;
+  /** Closes episodes open for longer than `maxOpenMs`; returns how many. */
+  closeOverdue(now: number, maxOpenMs: number): Promise<number>;
+  releaseLeases(owner?: string): Promise<void>;
+  deadLetters(limit: number): Promise<EpisodeRow[]>;
+  retryDeadLetter(id: number, now: number): Promise<boolean>;
+  episodes(correlationKey: string): Promise<EpisodeRow[]>;
+  counts(): Promise<OutboxCounts>;
+  /** Forgets dedupe keys received before `before`. */
+  purgeEvents(before: number): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached or failed: the sender should retry (503). */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
