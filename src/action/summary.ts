@@ -39,17 +39,18 @@ function renderTable(heading: string, annotation: Partial<Annotation>): string {
 
 /** Text from a workflow must not break the table or inject markup into the summary. */
 function cell(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
+  return html(text)
     .replace(/[[\]*_`\\]/g, (char) => `\\${char}`)
     .replace(/\r?\n/g, '<br>');
 }
 
+/** Ids and names, which are never markdown: shown verbatim. */
 function code(text: string): string {
-  return `<code>${cell(text)}</code>`;
+  return `<code>${html(text)}</code>`;
+}
+
+function html(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '&#124;');
 }
 
 function link(text: string, url: string): string {

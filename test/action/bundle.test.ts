@@ -1,0 +1,314 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAnnotationsClient, type Annotation, type AnnotationsClient } from '../../src/client/index.js';
+import { startLocalService, type LocalService } from '../helpers/local-service.js';
+import {
+  commands,
+  createJobFiles,
+  findNode24,
+  githubEnv,
+  loadFixture,
+  runnerInputs,
+  runStep,
+  type JobFiles,
+} from './runner-simulation.js';
+
+// The committed bundles, run as child processes the way the runner runs them, against the real service.
+
+const RUN_PAGE = 'https://github.example.com/acme/shop/actions/runs/9876543210';
+
+let service: LocalService;
+let client: AnnotationsClient;
+let job: JobFiles;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  client = createAnnotationsClient({ url: service.url, token: service.token, retries: 0 });
+});
+
+afterAll(async () => {
+  await client.close();
+  await service.close();
+});
+
+beforeEach(() => {
+  job = createJobFiles();
+});
+
+afterEach(() => {
+  job.cleanup();
+});
+
+function inputs(given: Record<string, string>): Record<string, string> {
+  return runnerInputs({ axiomToken: service.token, axiomUrl: service.url, retries: '0', ...given });
+}
+
+async function annotationsOf(dataset: string): Promise<Annotation[]> {
+  return client.list({ datasets: [dataset] });
+}
+
+describe('main step', () => {
+  it('creates an annotation, sets every output and writes a summary with a table and a link', async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(),
+      inputs: inputs({ datasets: ' shop-prod , shop-edge\nshop-prod\n', type: 'deploy', time: '2024-05-01T14:00:00+02:00', description: 'Rolled out v1.4.2' }),
+    });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    const stored = await client.get(step.outputs.id ?? '');
+    expect(stored).toEqual({
+      id: step.outputs.id,
+      datasets: ['shop-prod', 'shop-edge'],
+      type: 'deploy',
+      time: '2024-05-01T12:00:00.000Z',
+      title: 'Deploy · main @ 4f2a9c1',
+      description: 'Rolled out v1.4.2',
+      url: RUN_PAGE,
+    });
+    expect(JSON.parse(step.outputs.annotation ?? '')).toEqual(stored);
+    expect(step.outputs.time).toBe('2024-05-01T12:00:00.000Z');
+    expect(step.outputs.endTime).toBe('');
+    expect(step.summary).toContain('### Timemark: Annotation created');
+    expect(step.summary).toContain(`| id | <code>${stored.id}</code> |`);
+    expect(step.summary).toContain(`| url | [${RUN_PAGE}](${RUN_PAGE}) |`);
+    expect(step.summary).toContain(`[Deploy · main @ 4f2a9c1](${RUN_PAGE})`);
+  });
+
+  it("runs the documented example of axiomhq/annotation-action unchanged", async () => {
+    const example = loadFixture<{ with: Record<string, string> }>('axiom-annotation-action-example.json');
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ ...example.with, axiomToken: service.token }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(await client.get(step.outputs.id ?? '')).toEqual({
+      id: step.outputs.id,
+      datasets: ['dataset_name'],
+      type: 'production-release',
+      time: '2024-01-01T00:00:00.000Z',
+      endTime: '2024-01-01T01:00:00.000Z',
+      title: 'Production deployment',
+      description: 'Commit Fix the checkout redirect loop',
+      url: 'https://example.com',
+    });
+    expect(step.outputs.endTime).toBe('2024-01-01T01:00:00.000Z');
+  });
+
+  it('never prints the token', async () => {
+    const step = await runStep({ bundle: 'main', job, env: { ...githubEnv(), RUNNER_DEBUG: '1' }, inputs: inputs({ datasets: 'masking', type: 'deploy' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(step.stdout).toContain(`::add-mask::${service.token}`);
+    expect(step.stdout.replace(`::add-mask::${service.token}`, '')).not.toContain(service.token);
+    expect(step.stdout.indexOf('::add-mask::')).toBeLessThan(step.stdout.indexOf('::debug::'));
+  });
+
+  it('fails before any request with a message that names the input, quotes it and says what is expected', async () => {
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ datasets: 'invalid-type', type: 'Production Release' }) });
+
+    expect(step.code).toBe(1);
+    expect(commands(step.stdout, 'error')).toEqual([
+      'Invalid type "Production Release". Expected lowercase letters, digits and dashes (at most 256), e.g. "production-release".',
+    ]);
+    expect(await annotationsOf('invalid-type')).toEqual([]);
+  });
+
+  it("quotes the service's status, message and trace id when the service refuses", async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(),
+      inputs: inputs({ axiomToken: 'xaat-not-a-known-token', datasets: 'refused', type: 'deploy' }),
+    });
+
+    expect(step.code).toBe(1);
+    const [error] = commands(step.stdout, 'error');
+    expect(error).toMatch(/^Timemark could not write the annotation: POST \/v2\/annotations answered 401: .+ \[trace id [^\]]+\]$/);
+  });
+
+  it('turns a failure into a warning and succeeds when failOnError is false', async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(),
+      // Nothing listens on port 9: the service is "down".
+      inputs: inputs({ axiomUrl: 'http://127.0.0.1:9', datasets: 'outage', type: 'deploy', failOnError: 'false' }),
+    });
+
+    expect(step.code).toBe(0);
+    expect(commands(step.stdout, 'error')).toEqual([]);
+    expect(commands(step.stdout, 'warning').join('\n')).toMatch(/POST \/v2\/annotations failed: .*ECONNREFUSED.*failOnError is false/);
+  });
+
+  it('updates the fields given and keeps the others when an id is given', async () => {
+    const created = await client.create({ datasets: ['update-by-id'], type: 'deploy', title: 'Deploy v2', description: 'keep me' });
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ id: created.id, title: 'Deploy v2 (hotfix)' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(await client.get(created.id)).toEqual({ ...created, title: 'Deploy v2 (hotfix)' });
+    expect(step.outputs.id).toBe(created.id);
+  });
+
+  it('closes an existing annotation at the current time in close mode', async () => {
+    const created = await client.create({ datasets: ['close-by-id'], type: 'incident', time: new Date(Date.now() - 60_000).toISOString() });
+    const before = Date.now();
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ id: created.id, mode: 'close' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    const closed = await client.get(created.id);
+    expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(step.outputs.endTime).toBe(closed.endTime);
+  });
+
+  it('sends nothing in a dry run, needs no token, and still sets the outputs', async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(),
+      inputs: inputs({ axiomToken: '', dryRun: 'true', datasets: 'dry-run', type: 'deploy', time: '1714564800' }),
+    });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(step.stdout).toContain('Dry run: would send POST /v2/annotations');
+    expect(step.outputs.id).toBe('');
+    expect(step.outputs.time).toBe('2024-05-01T12:00:00.000Z');
+    expect(JSON.parse(step.outputs.annotation ?? '')).toMatchObject({ datasets: ['dry-run'], type: 'deploy' });
+    expect(step.summary).toContain('Dry run: nothing was sent');
+    expect(await annotationsOf('dry-run')).toEqual([]);
+  });
+
+  it('works without a job summary file', async () => {
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), withSummaryFile: false, inputs: inputs({ datasets: 'no-summary', type: 'deploy' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(commands(step.stdout, 'warning')).toEqual([]);
+    expect(await annotationsOf('no-summary')).toHaveLength(1);
+  });
+
+  const node24 = findNode24();
+  it.skipIf(node24 === undefined)('runs on Node 24, the runtime action.yml names', async () => {
+    const step = await runStep({ bundle: 'main', job, node: node24, env: githubEnv(), inputs: inputs({ datasets: 'node24', type: 'deploy' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(await annotationsOf('node24')).toHaveLength(1);
+  });
+});
+
+describe('span mode', () => {
+  async function openSpan(dataset: string, given: Record<string, string> = {}, env: Record<string, string> = {}) {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(env),
+      inputs: inputs({ mode: 'span', datasets: dataset, type: 'deploy', description: 'Rolling out v1.5.0', ...given }),
+    });
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    return step;
+  }
+
+  async function endJob(state: Record<string, string>, jobStatus: string, given: Record<string, string> = {}, env: Record<string, string> = {}) {
+    return runStep({
+      bundle: 'post',
+      job,
+      env: githubEnv(env),
+      state,
+      inputs: inputs({ mode: 'span', datasets: 'ignored-by-post', type: 'deploy', jobStatus, ...given }),
+    });
+  }
+
+  it('opens a span when the job starts and closes it with the outcome when the job ends', async () => {
+    const opened = await openSpan('span-success');
+    const id = opened.outputs.id ?? '';
+    const open = await client.get(id);
+    expect(open.endTime).toBeUndefined();
+    expect(open.url).toBe(`${RUN_PAGE}#timemark-span=9876543210.1.deploy`);
+    expect(opened.summary).toContain('Span opened');
+
+    const before = Date.now();
+    const post = await endJob(opened.state, 'success');
+
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    const closed = await client.get(id);
+    expect(closed).toEqual({ ...open, endTime: closed.endTime, title: 'Deploy · main @ 4f2a9c1 — succeeded' });
+    expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(post.summary).toContain('### Timemark: Span closed');
+  });
+
+  it('records a failure and leaves the span open for a person when closeOn is success', async () => {
+    const opened = await openSpan('span-failure', { closeOn: 'success', title: 'Deploy shop v1.5.0' });
+    const post = await endJob(opened.state, 'failure', { closeOn: 'success' });
+
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    const span = await client.get(opened.outputs.id ?? '');
+    expect(span.endTime).toBeUndefined();
+    expect(span.title).toBe('Deploy shop v1.5.0 — failed, left open');
+    expect(span.description).toBe('Rolling out v1.5.0');
+  });
+
+  it('closes a cancelled job with closeOn always and says it was cancelled', async () => {
+    const opened = await openSpan('span-cancelled');
+    await endJob(opened.state, 'cancelled');
+
+    const span = await client.get(opened.outputs.id ?? '');
+    expect(span.endTime).toBeDefined();
+    expect(span.title).toMatch(/— cancelled$/);
+  });
+
+  it('lets a re-run of the job take over the span its failed attempt left open instead of opening a second one', async () => {
+    const first = await openSpan('span-rerun', { closeOn: 'success' });
+    await endJob(first.state, 'failure', { closeOn: 'success' });
+
+    const second = await openSpan('span-rerun', { closeOn: 'success' }, { GITHUB_RUN_ATTEMPT: '2' });
+    expect(second.outputs.id).toBe(first.outputs.id);
+    expect(second.summary).toContain('taken over');
+    const post = await endJob(second.state, 'success', { closeOn: 'success' }, { GITHUB_RUN_ATTEMPT: '2' });
+
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    const spans = await annotationsOf('span-rerun');
+    expect(spans).toHaveLength(1);
+    expect(spans[0]).toMatchObject({
+      id: first.outputs.id,
+      time: first.outputs.time,
+      title: 'Deploy · main @ 4f2a9c1 — succeeded',
+      url: `${RUN_PAGE}#timemark-span=9876543210.2.deploy`,
+    });
+    expect(spans[0]?.endTime).toBeDefined();
+  });
+
+  it('does not take over a span of another job of the same run', async () => {
+    const other = await openSpan('span-other-job', {}, { GITHUB_JOB: 'deploy-eu' });
+    const rerun = await openSpan('span-other-job', {}, { GITHUB_RUN_ATTEMPT: '2' });
+
+    expect(rerun.outputs.id).not.toBe(other.outputs.id);
+    expect(await annotationsOf('span-other-job')).toHaveLength(2);
+  });
+
+  it('rejects endTime in span mode before any request', async () => {
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ mode: 'span', datasets: 'span-end', type: 'deploy', endTime: 'now' }) });
+
+    expect(step.code).toBe(1);
+    expect(commands(step.stdout, 'error')[0]).toMatch(/^Invalid endTime ".+" with mode span\. Expected no endTime/);
+    expect(await annotationsOf('span-end')).toEqual([]);
+  });
+});
+
+describe('post step', () => {
+  it('does nothing after a mode that opened no span', async () => {
+    const post = await runStep({ bundle: 'post', job, env: githubEnv(), inputs: inputs({ datasets: 'x', type: 'deploy', jobStatus: 'success' }) });
+
+    expect(post.code).toBe(0);
+    expect(post.stdout).not.toContain('::warning::');
+  });
+
+  it('only warns, never fails, when the service is down at the end of the job', async () => {
+    const post = await runStep({
+      bundle: 'post',
+      job,
+      env: githubEnv(),
+      state: { timemarkSpanId: 'ann_gone', timemarkSpanTitle: 'Deploy' },
+      inputs: inputs({ axiomUrl: 'http://127.0.0.1:9', mode: 'span', datasets: 'x', type: 'deploy', jobStatus: 'success' }),
+    });
+
+    expect(post.code).toBe(0);
+    expect(commands(post.stdout, 'warning')[0]).toMatch(/^Timemark could not close span ann_gone: .*ECONNREFUSED/);
+  });
+});
