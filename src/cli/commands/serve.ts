@@ -64,9 +64,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
     io.out(SERVE_HELP);
     return 0;
   }
+  // Listen for signals before announcing readiness: a supervisor may stop us right after.
+  const stopRequested = untilStopSignal();
   const service = await startService(config);
   io.out(describeService(service, config.dataDir));
-  const signal = await untilStopSignal();
+  const signal = await stopRequested;
   io.err(`Received ${signal}; closing connections and the store.`);
   forceExitAfter(10_000);
   await service.close();
