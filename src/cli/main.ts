@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { ApiError } from '../client/api-error.js';
 import { InputError } from '../common/input-error.js';
 import { annotateCommand } from './commands/annotate.js';
+import { bridgeCommand } from './commands/bridge.js';
 import { serveCommand } from './commands/serve.js';
+import { startCommand } from './commands/start.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './usage-error.js';
 
@@ -11,7 +13,8 @@ export const MAIN_HELP = `Usage: timemark <command> [options]
 Commands:
   serve       run the local annotation service
   annotate    create, list, get, update, close or delete annotations (any CI, any shell)
-  start       run the local service for development (what "npm start" runs)
+  bridge      run the webhook bridge: deployments and alerts become annotation spans
+  start       run the local service and the bridge together, wired (what "npm start" runs)
 
 Run "timemark <command> --help" for a command's options.
 `;
@@ -21,7 +24,8 @@ type Command = (args: string[], io: CliIo) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   annotate: annotateCommand,
-  start: serveCommand,
+  bridge: bridgeCommand,
+  start: startCommand,
 };
 
 /** Runs one command line and returns the exit code; every failure becomes one line on stderr. */

@@ -35,18 +35,14 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     kind: 'postgres',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
-      try {
-        await client.query('BEGIN');
-        const result = await work(query);
-        await client.query('COMMIT');
-        client.release();
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release(true);
-        throw error;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once(work);
+        } catch (error) {
+          // Deadlocks and serialization failures are transient by definition: run the transaction again.
+          const code = (error as { code?: unknown }).code;
+          if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
+        }
       }
     },
     async lockKey(query, key) {
@@ -54,6 +50,22 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     },
     close: () => pool.end(),
   };
+
+  async function once<T>(work: (q: Query) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
+    try {
+      await client.query('BEGIN');
+      const result = await work(query);
+      await client.query('COMMIT');
+      client.release();
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      client.release(true);
+      throw error;
+    }
+  }
 
   try {
     await driver.transaction(async (query) => {

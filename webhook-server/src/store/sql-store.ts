@@ -48,6 +48,8 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       tx(async (query): Promise<IngestResult> => {
         let accepted = 0;
         let duplicates = 0;
+        // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
+        for (const key of [...new Set(events.map((item) => item.event.correlationKey))].sort()) await driver.lockKey(query, key);
         for (const { event, target } of events) {
           const inserted = await query(
             `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
@@ -60,7 +62,6 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
             continue;
           }
           accepted++;
-          await driver.lockKey(query, event.correlationKey);
           const latestRows = await query(
             `SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT 1`,
             [event.correlationKey],

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MappedTarget } from '../../../webhook-server/src/mapping/mapping.js';
+import type { BridgeEvent } from '../../../webhook-server/src/sources/types.js';
+import { openPostgresStore } from '../../../webhook-server/src/store/postgres.js';
+import { openSqliteStore } from '../../../webhook-server/src/store/sqlite.js';
+import type { BridgeStore, PreparedEvent } from '../../../webhook-server/src/store/types.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers/postgres.js';
+
+const T0 = Date.parse('2024-06-28T14:55:57Z');
+const NOW = Date.parse('2024-06-28T16:00:00Z');
+const target: MappedTarget = { datasets: ['prod'], type: 'deploy', title: 'Deploy' };
+
+let counter = 0;
+function prepared(phase: 'start' | 'finish', occurredAt: number, key: string, dedupeKey = `d-${++counter}`): PreparedEvent {
+  const event: BridgeEvent = {
+    source: 'github',
+    dedupeKey,
+    correlationKey: key,
+    phase,
+    occurredAt,
+    category: 'deploy',
+    title: 'Deploy',
+    context: {},
+    ...(phase === 'finish' ? { outcome: 'success' as const } : {}),
+  };
+  return { event, target };
+}
+
+interface Harness {
+  /** A second store on the same database: another replica. */
+  open(): Promise<BridgeStore>;
+  cleanup(): Promise<void>;
+}
+
+const harnesses: Record<'sqlite' | 'postgres', () => Harness> = {
+  sqlite: () => {
+    // One process owns a SQLite file, so "another replica" is another user of the same handle.
+    const dir = mkdtempSync(join(tmpdir(), 'timemark-store-'));
+    let shared: BridgeStore | undefined;
+    return {
+      open: async () => {
+        if (!shared) {
+          shared = openSqliteStore(dir);
+          return shared;
+        }
+        return { ...shared, close: async () => undefined };
+      },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+  postgres: () => {
+    const schema = uniqueSchema();
+    return { open: () => openPostgresStore({ connectionString: TEST_DATABASE_URL, schema }), cleanup: () => dropSchema(schema) };
+  },
+};
+
+describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
+  let harness: Harness;
+  let store: BridgeStore;
+  let key = '';
+  const nextKey = (): string => (key = `github:acme/shop:deployment:${kind}-${++counter}`);
+
+  beforeAll(async () => {
+    harness = harnesses[kind]();
+    store = await harness.open();
+  });
+  afterAll(async () => {
+    await store.close();
+    await harness.cleanup();
+  });
+
+  it('records an event once and reports redeliveries as duplicates', async () => {
+    nextKey();
+    const start = prepared('start', T0, key, `dup-${key}`);
+    expect(await store.ingest([start], NOW)).toEqual({ accepted: 1, duplicates: 0 });
+    expect(await store.ingest([start], NOW)).toEqual({ accepted: 0, duplicates: 1 });
+    const [episode] = await store.episodes(key);
+    expect(episode).toMatchObject({ version: 1, status: 'pending', seq: 1 });
+  });
+
+  it('folds the start and the finish of one rollout into one episode, in either order', async () => {
+    nextKey();
+    await store.ingest([prepared('finish', T0 + 60_000, key)], NOW);
+    await store.ingest([prepared('start', T0, key)], NOW);
+    const episodes = await store.episodes(key);
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]).toMatchObject({ version: 2, state: { startedAt: T0, endedAt: T0 + 60_000, outcome: 'success' } });
+  });
+
+  it('opens a second episode when a recurring key starts after its last episode ended', async () => {
+    nextKey();
+    await store.ingest([prepared('start', T0, key), prepared('finish', T0 + 1_000, key), prepared('start', T0 + 5_000, key)], NOW);
+    expect((await store.episodes(key)).map((episode) => episode.seq)).toEqual([1, 2]);
+  });
+
+  it('leases a due episode to one worker at a time and gives it back when the lease runs out', async () => {
+    const other = await harness.open();
+    try {
+      const claimed = new Set<number>();
+      for (;;) {
+        const episode = await store.claim('drain', NOW, 60_000);
+        if (!episode) break;
+        await store.complete(episode.id, 'drain', `ann_${episode.id}`, episode.version, NOW);
+      }
+      nextKey();
+      await store.ingest([prepared('start', T0, key)], NOW);
+      const [first, second] = await Promise.all([store.claim('a', NOW, 1_000), other.claim('b', NOW, 1_000)]);
+      const winners = [first, second].filter((episode) => episode !== undefined);
+      expect(winners).toHaveLength(1);
+      claimed.add(winners[0]!.id);
+      expect(await other.claim('b', NOW + 500, 1_000)).toBeUndefined();
+      expect((await other.claim('b', NOW + 2_000, 1_000))?.id).toBe(winners[0]!.id);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('marks an episode synced only when no event changed it during the apply', async () => {
+    nextKey();
+    await store.ingest([prepared('start', T0, key)], NOW);
+    const episode = (await store.episodes(key))[0]!;
+    const claimed = await claimEpisode(store, episode.id);
+    await store.ingest([prepared('finish', T0 + 60_000, key)], NOW);
+    await store.complete(claimed.id, 'w', 'ann_1', claimed.version, NOW);
+    expect((await store.episodes(key))[0]).toMatchObject({ status: 'pending', annotationId: 'ann_1', syncedVersion: 1, version: 2 });
+    const again = await claimEpisode(store, episode.id);
+    await store.complete(again.id, 'w', 'ann_1', again.version, NOW);
+    expect((await store.episodes(key))[0]).toMatchObject({ status: 'synced', syncedVersion: 2 });
+  });
+
+  it('backs off after a failure, dead-letters for good, and queues a dead letter again on request', async () => {
+    nextKey();
+    await store.ingest([prepared('start', T0, key)], NOW);
+    const id = (await store.episodes(key))[0]!.id;
+    await claimEpisode(store, id);
+    await store.fail(id, 'w', { error: 'service down', nextAttemptAt: NOW + 10_000, dead: false });
+    expect((await store.episodes(key))[0]).toMatchObject({ status: 'pending', attempts: 1, lastError: 'service down', nextAttemptAt: NOW + 10_000 });
+    await claimEpisode(store, id, NOW + 10_000);
+    await store.fail(id, 'w', { error: 'bad request', nextAttemptAt: NOW, dead: true });
+    expect((await store.deadLetters(100)).map((episode) => episode.id)).toContain(id);
+    expect((await store.counts()).dead).toBeGreaterThanOrEqual(1);
+    expect(await store.retryDeadLetter(id, NOW)).toBe(true);
+    expect(await store.retryDeadLetter(id, NOW)).toBe(false);
+    expect((await store.episodes(key))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
+  it('closes spans left open longer than the maximum open time', async () => {
+    nextKey();
+    await store.ingest([prepared('start', T0, key)], NOW);
+    await store.closeOverdue(T0 + 7_200_000, 3_600_000);
+    expect((await store.episodes(key))[0]).toMatchObject({ state: { endedAt: T0 + 3_600_000, outcome: 'timed-out', autoClosed: true } });
+  });
+
+  it('keeps the trail of creates whose outcome is unknown', async () => {
+    nextKey();
+    await store.ingest([prepared('start', T0, key)], NOW);
+    const id = (await store.episodes(key))[0]!.id;
+    await store.noteCreateAttempt(id, T0);
+    await store.noteCreateAttempt(id, T0 - 5_000);
+    expect((await store.episodes(key))[0]).toMatchObject({ probeFrom: T0 - 5_000, probeTo: T0 });
+  });
+
+  it('forgets dedupe keys older than the retention', async () => {
+    nextKey();
+    const old = prepared('start', T0, key, `old-${key}`);
+    await store.ingest([old], NOW - 40 * 86_400_000);
+    expect(await store.purgeEvents(NOW - 35 * 86_400_000)).toBeGreaterThanOrEqual(1);
+    expect(await store.ingest([old], NOW)).toEqual({ accepted: 1, duplicates: 0 });
+  });
+
+  it('accepts each event exactly once when replicas record the same deliveries at the same time', async () => {
+    const replicas = [store, await harness.open(), await harness.open()];
+    try {
+      nextKey();
+      const events = [prepared('start', T0, key), prepared('finish', T0 + 60_000, key)];
+      const results = await Promise.all(replicas.flatMap((replica) => [replica.ingest([events[0]!], NOW), replica.ingest([events[1]!], NOW), replica.ingest(events, NOW)]));
+      expect(results.reduce((sum, result) => sum + result.accepted, 0)).toBe(2);
+      const episodes = await store.episodes(key);
+      expect(episodes).toHaveLength(1);
+      expect(episodes[0]).toMatchObject({ version: 2, state: { startedAt: T0, endedAt: T0 + 60_000 } });
+    } finally {
+      await Promise.all(replicas.slice(1).map((replica) => replica.close()));
+    }
+  });
+});
+
+/** Claims until the wanted episode comes up (others may be due too), completing the rest out of the way. */
+async function claimEpisode(store: BridgeStore, id: number, now = NOW) {
+  for (;;) {
+    const episode = await store.claim('w', now, 60_000);
+    if (!episode) throw new Error(`episode ${id} was not due`);
+    if (episode.id === id) return episode;
+    await store.complete(episode.id, 'w', `ann_${episode.id}`, episode.version, now);
+  }
+}
