@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { githubSource } from '../../../webhook-server/src/sources/github.js';
-import { MalformedPayloadError, type BridgeEvent, type ParseResult } from '../../../webhook-server/src/sources/types.js';
+import { MalformedPayloadError } from '../../../webhook-server/src/sources/types.js';
 import { fixtureBody, fixtureHeaders, fixtureWebhook, hmacHex, modifiedBody, webhook } from './fixtures.js';
+import { onlyEvent } from './helpers.js';
 
 const SECRET = 'test-github-secret';
 const OLD_SECRET = 'test-github-secret-being-rotated-out';
@@ -9,13 +10,6 @@ const OLD_SECRET = 'test-github-secret-being-rotated-out';
 function signed(name: string, secret = SECRET, extra: Record<string, string> = {}) {
   const signature = `sha256=${hmacHex('sha256', secret, fixtureBody('github', name))}`;
   return fixtureWebhook('github', name, { 'x-hub-signature-256': signature, ...extra });
-}
-
-function onlyEvent(result: ParseResult): BridgeEvent {
-  expect(result.kind).toBe('events');
-  if (result.kind !== 'events') throw new Error('unreachable');
-  expect(result.events).toHaveLength(1);
-  return result.events[0]!;
 }
 
 describe('github source: verify', () => {
