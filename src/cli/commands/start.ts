@@ -90,7 +90,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
         '  webhook URLs and secrets:',
         ...SOURCE_NAMES.map((source) => `    ${`${bridge?.url}/webhooks/${source}`.padEnd(48)} ${secretVariable(source)}=${env[secretVariable(source)]}`),
         '',
-        'Send a signed sample deployment (opens a span), then its success (closes it):',
+        'From the repository root, send a signed sample deployment (opens a span), then its success (closes it):',
         sampleCurl(bridge.url, String(env.GITHUB_WEBHOOK_SECRET), 'deployment', 'github-deployment.json'),
         sampleCurl(bridge.url, String(env.GITHUB_WEBHOOK_SECRET), 'deployment_status', 'github-deployment-success.json'),
         '',
