@@ -104,9 +104,11 @@ function readDeployment(body: JsonReader): Deployment {
 }
 
 /**
- * The delivery id identifies one event, but the event name and its action or state are added:
- * a key then never collides across event kinds, and without the header (a proxy that drops it)
- * the content-derived fallback still tells a redelivery from a new event.
+ * GitHub gives one event one delivery id (a redelivery keeps it), and the same event sent to a
+ * repository hook and an organization hook pointing at the bridge should count once. The event
+ * name and its action or state are added anyway, so a key can never collide across event kinds.
+ * Without the header (a proxy that drops it) a content-derived key still tells a redelivery
+ * (same deployment or status id) from a new event.
  */
 function dedupeKey(delivery: string | undefined, event: string, qualifier: string, fallbackId: string): string {
   return delivery === undefined

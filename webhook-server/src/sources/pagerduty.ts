@@ -50,6 +50,7 @@ function parse(webhook: IncomingWebhook): ParseResult {
   const title = incident.string('title');
   const service = incident.optionalObject('service');
   const serviceName = service?.optionalString('summary');
+  const url = incident.optionalString('html_url');
   const finish = type === 'incident.resolved';
   const label = number === undefined ? incidentId : `#${number}`;
   const verb = type === 'incident.triggered' ? 'triggered' : type === 'incident.reopened' ? 'reopened' : 'resolved';
@@ -69,7 +70,7 @@ function parse(webhook: IncomingWebhook): ParseResult {
         category: 'incident',
         title: `Incident ${label} ${verb}: ${title}`,
         description: `${title}${serviceName === undefined ? '' : ` (${serviceName})`}`,
-        ...(incident.optionalString('html_url') === undefined ? {} : { url: incident.string('html_url') }),
+        ...(url === undefined ? {} : { url }),
         context: buildContext({
           service: serviceName,
           service_id: service?.optionalString('id'),

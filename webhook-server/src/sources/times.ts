@@ -63,9 +63,12 @@ export function parseGoTime(field: string, text: string): number {
   throw invalidTime(field, text, 'a Go time such as 2024-06-28 14:55:57.631364493 +0000 UTC');
 }
 
+/** The largest instant a JavaScript Date can hold. */
+const MAX_DATE_MS = 8.64e15;
+
 /** Epoch milliseconds as a JSON number (Vercel's createdAt). */
 export function parseEpochMs(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_DATE_MS) {
     throw invalidTime(field, value, 'epoch milliseconds as a number');
   }
   return Math.trunc(value);

@@ -49,7 +49,8 @@ function parse(webhook: IncomingWebhook): ParseResult {
   // `target` is null for preview deployments.
   const environment = payload.optionalString('target') ?? 'preview';
   const host = deployment.optionalString('url');
-  const url = firstPresent(payload.optionalObject('links')?.optionalString('deployment'), host === undefined ? undefined : `https://${host}`);
+  const hostUrl = host === undefined || /^https?:\/\//.test(host) ? host : `https://${host}`;
+  const url = firstPresent(payload.optionalObject('links')?.optionalString('deployment'), hostUrl);
   const description = meta?.optionalString('githubCommitMessage')?.split('\n')[0];
 
   return {
