@@ -71306,7 +71306,7 @@ async function openSpan(client, body, inputs, deps) {
  */
 async function performPost(client, inputs, now, log) {
     if (inputs.jobStatus === undefined) {
-        log.warning('jobStatus is empty, so the span records no outcome. Pass jobStatus: ${{ job.status }}.');
+        log.warning('jobStatus is empty, so the span cannot record the job outcome (and closeOn: success never closes it). Pass jobStatus: ${{ job.status }}.');
     }
     const close = shouldClose(inputs.closeOn, inputs.jobStatus);
     const patch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, constants_LIMITS.title) };

@@ -148,7 +148,7 @@ export interface PostResult {
  */
 export async function performPost(client: AnnotationsClient, inputs: PostInputs, now: number, log: Log): Promise<PostResult> {
   if (inputs.jobStatus === undefined) {
-    log.warning('jobStatus is empty, so the span records no outcome. Pass jobStatus: ${{ job.status }}.');
+    log.warning('jobStatus is empty, so the span cannot record the job outcome (and closeOn: success never closes it). Pass jobStatus: ${{ job.status }}.');
   }
   const close = shouldClose(inputs.closeOn, inputs.jobStatus);
   const patch: AnnotationPatch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, LIMITS.title) };
