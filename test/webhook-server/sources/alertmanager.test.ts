@@ -92,6 +92,11 @@ describe('alertmanager source: parse', () => {
     expect(event!.url).toBe('https://alertmanager.example.com');
   });
 
+  it('skips an alert whose status is neither firing nor resolved', () => {
+    const events = eventsOf(parseChanged('group-firing', (b) => (b.alerts[0].status = 'suppressed')));
+    expect(events.map((e) => e.title)).toEqual(['Alert HighLatency firing']);
+  });
+
   it('ignores a delivery without alerts', () => {
     expect(parseChanged('group-firing', (b) => (b.alerts = []))).toMatchObject({ kind: 'ignored' });
   });

@@ -16,7 +16,6 @@ import { isZeroTime, keyTime, parseRfc3339 } from './times.js';
 import type { BridgeEvent, SourceName } from './types.js';
 
 export interface AlertReading {
-  alert: JsonReader;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   fingerprint: string;
@@ -25,7 +24,8 @@ export interface AlertReading {
   endsAt: number | undefined;
 }
 
-export function readAlert(alert: JsonReader): AlertReading | { ignored: string } {
+/** Reads one alert; undefined when its status is neither firing nor resolved (nothing to do). */
+export function readAlert(alert: JsonReader): AlertReading | undefined {
   const status = alert.string('status');
   const fingerprint = alert.string('fingerprint');
   const labels = alert.stringMap('labels');
@@ -34,8 +34,8 @@ export function readAlert(alert: JsonReader): AlertReading | { ignored: string }
   const endsAtText = alert.optionalString('endsAt');
   const endsAtMs = endsAtText === undefined ? undefined : parseRfc3339(`${alert.path}.endsAt`, endsAtText);
   const endsAt = endsAtMs === undefined || isZeroTime(endsAtMs) ? undefined : endsAtMs;
-  if (status !== 'firing' && status !== 'resolved') return { ignored: `alert status "${status}"` };
-  return { alert, labels, annotations, fingerprint, status, startsAt, endsAt };
+  if (status !== 'firing' && status !== 'resolved') return undefined;
+  return { labels, annotations, fingerprint, status, startsAt, endsAt };
 }
 
 export interface AlertEventOptions {

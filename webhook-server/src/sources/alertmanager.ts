@@ -27,7 +27,7 @@ function parse(webhook: IncomingWebhook): ParseResult {
   const events: BridgeEvent[] = [];
   for (const alert of body.objects('alerts')) {
     const reading = readAlert(alert);
-    if ('ignored' in reading) continue;
+    if (reading === undefined) continue;
     events.push(
       alertEvent(reading, {
         source: 'alertmanager',

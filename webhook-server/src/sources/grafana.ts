@@ -52,7 +52,7 @@ function parse(webhook: IncomingWebhook): ParseResult {
   const events: BridgeEvent[] = [];
   for (const alert of body.objects('alerts')) {
     const reading = readAlert(alert);
-    if ('ignored' in reading || isTestAlert(reading.labels)) continue;
+    if (reading === undefined || isTestAlert(reading.labels)) continue;
     events.push(
       alertEvent(reading, {
         source: 'grafana',
