@@ -1,6 +1,8 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnnotationsClient, type Annotation, type AnnotationsClient } from '../../src/client/index.js';
-import { startLocalService, type LocalService } from '../helpers/local-service.js';
+import { startLocalService, TEST_ORG, TEST_PERSONAL_TOKEN, type LocalService } from '../helpers/local-service.js';
 import {
   commands,
   createJobFiles,
@@ -190,6 +192,76 @@ describe('main step', () => {
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
     expect(await annotationsOf('node24')).toHaveLength(1);
+  });
+});
+
+describe('talking to the service', () => {
+  /** A front for the real service that answers the first `refusals` requests itself. */
+  async function startFront(refusals: number, answer: 'rate-limit' | 'hang'): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+    let requests = 0;
+    const server: Server = createServer((req, res) => {
+      requests++;
+      if (requests <= refusals) {
+        if (answer === 'hang') return;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end(JSON.stringify({ code: 429, message: 'rate limited' }));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>;
+        void fetch(service.url + (req.url ?? ''), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined }).then(async (reply) => {
+          res.writeHead(reply.status, { 'content-type': reply.headers.get('content-type') ?? 'application/json' });
+          res.end(await reply.text());
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      requests: () => requests,
+      close: () => new Promise((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('retries a rate-limited create and succeeds', async () => {
+    const front = await startFront(2, 'rate-limit');
+    try {
+      const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ axiomUrl: front.url, retries: '3', datasets: 'rate-limited', type: 'deploy' }) });
+
+      expect(step.code, step.stdout + step.stderr).toBe(0);
+      expect(front.requests()).toBe(3);
+      expect(step.stdout).toMatch(/Retrying POST \/v2\/annotations in \d+ ms: .*429/);
+      expect(await annotationsOf('rate-limited')).toHaveLength(1);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('gives up after timeoutMs without retrying a create that may have been stored', async () => {
+    const front = await startFront(Number.POSITIVE_INFINITY, 'hang');
+    try {
+      const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ axiomUrl: front.url, timeoutMs: '300', retries: '3', datasets: 'hangs', type: 'deploy' }) });
+
+      expect(step.code).toBe(1);
+      expect(commands(step.stdout, 'error')[0]).toBe('Timemark could not write the annotation: POST /v2/annotations failed: no answer within 300 ms');
+      expect(front.requests()).toBe(1);
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('sends orgId with a personal token', async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv(),
+      inputs: inputs({ axiomToken: TEST_PERSONAL_TOKEN, orgId: TEST_ORG, datasets: 'personal-token', type: 'deploy' }),
+    });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(await annotationsOf('personal-token')).toHaveLength(1);
   });
 });
 
