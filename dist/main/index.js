@@ -71312,8 +71312,10 @@ async function annotate_performPost(client, inputs, now, log) {
     const patch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, LIMITS.title) };
     if (close) {
         const current = await client.get(inputs.spanId);
-        // A span given a start in the future must still end at or after it.
-        patch.endTime = formatTime(Math.max(now, Date.parse(current.time)));
+        // An end someone already set (a person, a later step in close mode) is theirs to keep; and a
+        // span given a start in the future must still end at or after it.
+        if (current.endTime === undefined)
+            patch.endTime = formatTime(Math.max(now, Date.parse(current.time)));
     }
     const annotation = await client.update(inputs.spanId, patch);
     return { annotation, closed: close };

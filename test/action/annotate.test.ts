@@ -72,6 +72,13 @@ describe('performPost', () => {
     expect(result.annotation.endTime).toBe(open.time);
   });
 
+  it('keeps an end that a later step or a person already set', async () => {
+    const open = await client.create({ datasets: ['already-closed'], type: 'deploy', time: '2024-05-01T12:00:00.000Z', endTime: '2024-05-01T12:30:00.000Z' });
+    const result = await performPost(client, { spanId: open.id, spanTitle: 'Deploy', closeOn: 'always', jobStatus: 'success' }, Date.now(), recordingLog());
+
+    expect(result.annotation).toEqual({ ...open, title: 'Deploy — succeeded' });
+  });
+
   it('warns that no outcome can be recorded without jobStatus', async () => {
     const open = await client.create({ datasets: ['no-status'], type: 'deploy' });
     const log = recordingLog();
