@@ -24,7 +24,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
   }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
+    max: options.maxConnections ?? 20,
     connectionTimeoutMillis: 5_000,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
@@ -34,10 +34,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
   const driver: SqlDriver = {
     kind: 'postgres',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
-    async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (q: Query) => Promise<T>, options = { durable: true }): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await once(work);
+          return await once(work, options.durable);
         } catch (error) {
           // Deadlocks and serialization failures are transient by definition: run the transaction again.
           const code = (error as { code?: unknown }).code;
@@ -51,11 +51,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     close: () => pool.end(),
   };
 
-  async function once<T>(work: (q: Query) => Promise<T>): Promise<T> {
+  async function once<T>(work: (q: Query) => Promise<T>, durable: boolean): Promise<T> {
     const client = await pool.connect();
     const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
     try {
-      await client.query('BEGIN');
+      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO OFF');
       const result = await work(query);
       await client.query('COMMIT');
       client.release();

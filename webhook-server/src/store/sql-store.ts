@@ -23,7 +23,12 @@ export interface SqlDriver {
   readonly kind: 'sqlite' | 'postgres';
   /** ` FOR UPDATE SKIP LOCKED` where row locks exist; SQLite has one writer at a time instead. */
   readonly skipLocked: string;
-  transaction<T>(work: (query: Query) => Promise<T>): Promise<T>;
+  /**
+   * `durable: false` lets a commit return before it reaches the disk where the database allows it
+   * (PostgreSQL's synchronous_commit). Only for writes whose loss a crash of the database makes
+   * harmless: the outbox's own bookkeeping, which is redone or rediscovered after a restart.
+   */
+  transaction<T>(work: (query: Query) => Promise<T>, options?: { durable: boolean }): Promise<T>;
   /** Serialises work on one correlation key across connections (a no-op where there is one writer). */
   lockKey(query: Query, key: string): Promise<void>;
   close(): Promise<void>;
@@ -33,9 +38,9 @@ const EPISODE_COLUMNS =
   'id, correlation_key, seq, source, state, annotation_id, version, synced_version, status, attempts, next_attempt_at, last_error, probe_from, probe_to, changed_at, created_at';
 
 export function createSqlStore(driver: SqlDriver): BridgeStore {
-  async function tx<T>(work: (query: Query) => Promise<T>): Promise<T> {
+  async function tx<T>(work: (query: Query) => Promise<T>, durable = true): Promise<T> {
     try {
-      return await driver.transaction(work);
+      return await driver.transaction(work, { durable });
     } catch (error) {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -56,8 +61,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING id`,
             [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt],
           );
-          const eventRow = inserted[0];
-          if (!eventRow) {
+          if (inserted.length === 0) {
             duplicates++;
             continue;
           }
@@ -67,7 +71,6 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
             [event.correlationKey],
           );
           const latest = latestRows[0] ? toEpisode(latestRows[0]) : undefined;
-          let episodeId: number;
           if (latest && belongsToLatest(latest.state, event)) {
             const state = mergeEvent(latest.state, event, target);
             await query(
@@ -78,18 +81,15 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
                WHERE id = $1`,
               [latest.id, JSON.stringify(state), openSince(state), receivedAt],
             );
-            episodeId = latest.id;
           } else {
             const state = newEpisode(event, target);
-            const rows = await query(
+            await query(
               `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
                  attempts, next_attempt_at, changed_at, created_at)
-               VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6) RETURNING id`,
+               VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6)`,
               [event.correlationKey, (latest?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
             );
-            episodeId = Number(rows[0]?.id);
           }
-          await query('UPDATE bridge_events SET episode_id = $1 WHERE id = $2', [episodeId, eventRow.id]);
         }
         return { accepted, duplicates };
       }),
@@ -105,7 +105,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
           [owner, now + leaseMs, now],
         );
         return rows[0] ? toEpisode(rows[0]) : undefined;
-      }),
+      }, false),
 
     noteCreateAttempt: (id, time) =>
       tx(async (query) => {
@@ -128,7 +128,9 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
            WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
           [id, annotationId, appliedVersion, now, owner],
         );
-      }),
+        // Losing this to a database crash only means applying the same state again: the
+        // annotation is then found through the create trail written durably before the create.
+      }, false),
 
     fail: (id, owner, failure: FailureUpdate) =>
       tx(async (query) => {
@@ -138,7 +140,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
            WHERE id = $1 AND lease_owner = $5`,
           [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
         );
-      }),
+      }, false),
 
     closeOverdue: (now, maxOpenMs) =>
       tx(async (query) => {
@@ -237,7 +239,6 @@ export function schemaStatements(idType: string): string[] {
        source TEXT NOT NULL,
        dedupe_key TEXT NOT NULL,
        correlation_key TEXT NOT NULL,
-       episode_id BIGINT,
        event TEXT NOT NULL,
        received_at BIGINT NOT NULL,
        UNIQUE (source, dedupe_key)

@@ -36,31 +36,63 @@ export function openSqliteStore(dataDir: string): BridgeStore {
     return Promise.resolve(rows);
   };
 
-  // One connection: transactions must not interleave across awaits, so they queue.
-  let queue: Promise<unknown> = Promise.resolve();
+  // One connection, so transactions must not interleave across awaits: they queue. Whatever
+  // queued while a commit was being synced to disk goes into the next transaction together
+  // (group commit), each unit in its own savepoint: one fsync covers many acknowledgements, and a
+  // unit that fails rolls back alone.
+  interface Unit {
+    work: (q: Query) => Promise<unknown>;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  }
+  let queued: Unit[] = [];
+  let draining: Promise<void> | undefined;
+
+  async function drain(): Promise<void> {
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      const outcomes: Array<() => void> = [];
+      try {
+        if (!db.open) throw new Error('the SQLite store is closed');
+        db.exec('BEGIN IMMEDIATE');
+        for (const unit of batch) {
+          db.exec('SAVEPOINT unit');
+          try {
+            const value = await unit.work(query);
+            db.exec('RELEASE unit');
+            outcomes.push(() => unit.resolve(value));
+          } catch (error) {
+            db.exec('ROLLBACK TO unit');
+            db.exec('RELEASE unit');
+            outcomes.push(() => unit.reject(error));
+          }
+        }
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.open && db.inTransaction) db.exec('ROLLBACK');
+        for (const unit of batch) unit.reject(error);
+        continue;
+      }
+      for (const settle of outcomes) settle();
+      // Let the requests that arrived during the commit queue up for the next one.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    draining = undefined;
+  }
+
   const driver: SqlDriver = {
     kind: 'sqlite',
     skipLocked: '',
     transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
-      const run = async (): Promise<T> => {
-        if (!db.open) throw new Error('the SQLite store is closed');
-        db.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(query);
-          db.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw error;
-        }
-      };
-      const result = queue.then(run, run);
-      queue = result.catch(() => undefined);
-      return result;
+      return new Promise<T>((resolve, reject) => {
+        queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+        draining ??= Promise.resolve().then(drain);
+      });
     },
     lockKey: () => Promise.resolve(),
     close: async () => {
-      await queue;
+      while (draining) await draining;
       if (db.open) db.close();
     },
   };

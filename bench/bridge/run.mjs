@@ -1,0 +1,166 @@
+#!/usr/bin/env node
+// Benchmark of the webhook bridge: sustained signed GitHub deliveries per second and p50/p99
+// acknowledgement latency, with the SQLite store and with PostgreSQL, against a bare Express
+// handler that only verifies the signature (the ceiling), all measured in the same run.
+// Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test]
+// Only talks to 127.0.0.1; each phase is bounded by --seconds and by --max requests.
+import { spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { fixed, flags, summarize } from '../lib/stats.mjs';
+
+const options = flags({ seconds: 10, clients: 16, max: 200_000, database: process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test' });
+const SECRET = 'bench-secret-0123456789';
+const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
+const ADMIN = 'bench-admin-token-0123456789abcdef';
+const bin = fileURLToPath(new URL('../../bin/timemark.js', import.meta.url));
+const template = JSON.parse(readFileSync(fileURLToPath(new URL('../../test/fixtures/webhooks/github/deployment.created.json', import.meta.url)), 'utf8'));
+
+function spawnReady(args, ready, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) resolve({ child, url: match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}` });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)));
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+let sequence = 0;
+/** A distinct signed delivery per request: its own deployment (so its own episode) and delivery id. */
+function delivery() {
+  const id = ++sequence;
+  const body = JSON.stringify({ ...template, deployment: { ...template.deployment, id: 900_000_000 + id } });
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'deployment',
+      'x-github-delivery': `bench-${process.pid}-${id}`,
+      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+    },
+  };
+}
+
+async function load(url) {
+  const dispatcher = new Agent({ connections: options.clients, keepAliveTimeout: 30_000, pipelining: 1 });
+  // Signed ahead of time so that the load generator's HMACs do not compete with the server.
+  const prepared = Array.from({ length: Math.min(options.max, 60_000) }, delivery);
+  const latencies = [];
+  let sent = 0;
+  let failures = 0;
+  const deadline = performance.now() + options.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.clients }, async () => {
+      while (performance.now() < deadline && sent < options.max) {
+        const item = prepared[sent++ % prepared.length];
+        const t0 = performance.now();
+        const response = await request(`${url}/webhooks/github`, { method: 'POST', body: item.body, headers: item.headers, dispatcher });
+        await response.body.dump();
+        if (response.statusCode >= 300 || response.statusCode < 200) failures++;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await dispatcher.close();
+  return { rate: latencies.length / elapsed, failures, elapsed, ...summarize(latencies) };
+}
+
+async function drained(bridgeUrl, timeoutMs = 300_000) {
+  const t0 = performance.now();
+  for (;;) {
+    const response = await fetch(`${bridgeUrl}/admin/outbox`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const counts = await response.json();
+    if (counts.pending === 0) return { seconds: (performance.now() - t0) / 1000, ...counts };
+    if (performance.now() - t0 > timeoutMs) return { seconds: NaN, ...counts };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function bridgePhase(name, serviceUrl, extraEnv) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-bridge-'));
+  const bridge = await spawnReady([bin, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
+    TIMEMARK_URL: serviceUrl,
+    TIMEMARK_TOKEN: TOKEN,
+    TIMEMARK_DATASETS: 'bench',
+    GITHUB_WEBHOOK_SECRET: SECRET,
+    TIMEMARK_BRIDGE_ADMIN_TOKEN: ADMIN,
+    TIMEMARK_BRIDGE_LOG_LEVEL: 'warn',
+    ...extraEnv,
+  });
+  try {
+    const result = await load(bridge.url);
+    const outbox = await drained(bridge.url);
+    return { name, ...result, drainSeconds: outbox.seconds, applied: outbox.synced };
+  } finally {
+    await stop(bridge.child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function postgresReachable(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const serviceDir = mkdtempSync(join(tmpdir(), 'timemark-bench-service-'));
+const service = await spawnReady([bin, 'serve', '--port', '0', '--data-dir', serviceDir, '--token', TOKEN], /listening on (http:\/\/[\d.:]+)/);
+const results = [];
+try {
+  const bare = await spawnReady([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
+  try {
+    results.push({ name: 'bare Express (verify + 200)', ...(await load(bare.url)) });
+  } finally {
+    await stop(bare.child);
+  }
+  results.push(await bridgePhase('bridge, SQLite store', service.url, {}));
+  if (await postgresReachable(options.database)) {
+    const schema = `bridge_bench_${randomBytes(4).toString('hex')}`;
+    try {
+      results.push(await bridgePhase('bridge, PostgreSQL store', service.url, { DATABASE_URL: options.database, TIMEMARK_BRIDGE_DATABASE_SCHEMA: schema }));
+    } finally {
+      const client = new pg.Client({ connectionString: options.database });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    }
+  } else {
+    console.log(`PostgreSQL at ${options.database} is not reachable: skipping the PostgreSQL phase.`);
+  }
+} finally {
+  await stop(service.child);
+  rmSync(serviceDir, { recursive: true, force: true });
+}
+
+const ceiling = results[0].rate;
+console.log(`\n${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, ${options.clients} clients, ${options.seconds} s per phase\n`);
+console.log('| handler | deliveries/s | vs ceiling | ack p50 | ack p99 | non-2xx | outbox drained after |');
+console.log('|---|---|---|---|---|---|---|');
+for (const result of results) {
+  const drain = result.drainSeconds === undefined ? '—' : `${fixed(result.drainSeconds, 1)} s (${result.applied} applied)`;
+  console.log(`| ${result.name} | ${Math.round(result.rate)} | ${fixed(result.rate / ceiling, 2)} | ${fixed(result.p50)} ms | ${fixed(result.p99)} ms | ${result.failures} | ${drain} |`);
+}
