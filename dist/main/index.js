@@ -71334,8 +71334,13 @@ function withoutUndefined(value) {
 function parseNameList(label, values) {
     const names = [];
     for (const value of values) {
-        // YAML block scalars end with a newline; that one is not an empty entry.
-        const parts = value.trimEnd().split(/[,\n]/).map((part) => part.trim());
+        // A YAML block scalar ends with a newline, and people write one name per line with or
+        // without a trailing comma: neither is an empty entry.
+        const parts = value
+            .replace(/,[ \t\r]*\n/g, '\n')
+            .trimEnd()
+            .split(/[,\n]/)
+            .map((part) => part.trim());
         if (parts.some((part) => part === '')) {
             throw new InputError(`Invalid ${label} ${JSON.stringify(value)}. Expected a comma- or newline-separated list of names with none empty, e.g. "production,staging".`);
         }

@@ -1,12 +1,13 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAnnotationsClient, type Annotation, type AnnotationsClient } from '../../src/client/index.js';
+import { NODE24_BIN } from '../helpers/node24.js';
 import { startLocalService, TEST_ORG, TEST_PERSONAL_TOKEN, type LocalService } from '../helpers/local-service.js';
 import {
   commands,
   createJobFiles,
-  findNode24,
   githubEnv,
   loadFixture,
   runnerInputs,
@@ -186,9 +187,9 @@ describe('main step', () => {
     expect(await annotationsOf('no-summary')).toHaveLength(1);
   });
 
-  const node24 = findNode24();
-  it.skipIf(node24 === undefined)('runs on Node 24, the runtime action.yml names', async () => {
-    const step = await runStep({ bundle: 'main', job, node: node24, env: githubEnv(), inputs: inputs({ datasets: 'node24', type: 'deploy' }) });
+  it('runs on Node 24, the runtime action.yml names', async () => {
+    expect(existsSync(NODE24_BIN), `${NODE24_BIN} is missing: "npm test" installs it in its pretest step`).toBe(true);
+    const step = await runStep({ bundle: 'main', job, node: NODE24_BIN, env: githubEnv(), inputs: inputs({ datasets: 'node24', type: 'deploy' }) });
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
     expect(await annotationsOf('node24')).toHaveLength(1);

