@@ -97,7 +97,14 @@ async function deadLettersCommand(args: string[], io: CliIo): Promise<number> {
     io.err('timemark bridge dead-letters: no admin token. Pass --admin-token or set TIMEMARK_BRIDGE_ADMIN_TOKEN (a generated one is in <data dir>/admin-token).');
     return 2;
   }
-  const response = await fetch(`${url.replace(/\/+$/, '')}/admin/dead-letters`, { headers: { authorization: `Bearer ${token}` } });
+  let response: Response;
+  try {
+    response = await fetch(`${url.replace(/\/+$/, '')}/admin/dead-letters`, { headers: { authorization: `Bearer ${token}` } });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    io.err(`timemark bridge dead-letters: cannot reach the bridge at ${url}: ${cause}. Pass --url or set TIMEMARK_BRIDGE_URL.`);
+    return 1;
+  }
   const body = await response.text();
   if (!response.ok) {
     io.err(`timemark bridge dead-letters: ${url} answered ${response.status}: ${body}`);

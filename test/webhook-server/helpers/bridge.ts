@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { BridgeConfig } from '../../../webhook-server/src/config.js';
+import { createBridgeLogger } from '../../../webhook-server/src/logger.js';
 import { DEFAULT_TYPES } from '../../../webhook-server/src/mapping/mapping.js';
 import { DELIVERY_DEFAULTS } from '../../../webhook-server/src/outbox/worker.js';
 import { startBridge, type RunningBridge } from '../../../webhook-server/src/server.js';
@@ -38,6 +39,8 @@ export async function startTestBridge(options: {
   secrets?: Partial<Record<SourceName, string[]>>;
   config?: Partial<BridgeConfig>;
   delivery?: Partial<BridgeConfig['delivery']>;
+  /** Receives every log line (JSON text); by default logs are dropped. */
+  logLines?: string[];
 }): Promise<TestBridge> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'timemark-bridge-'));
   const config: BridgeConfig = {
@@ -53,7 +56,10 @@ export async function startTestBridge(options: {
     ...options.config,
   };
   if (options.schema) config.database = { url: TEST_DATABASE_URL, schema: options.schema };
-  const bridge = await startBridge(config, { logger: pino({ level: process.env.TIMEMARK_TEST_LOG ?? 'silent' }) });
+  const logger = options.logLines
+    ? createBridgeLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines?.push(line) } })
+    : pino({ level: process.env.TIMEMARK_TEST_LOG ?? 'silent' });
+  const bridge = await startBridge(config, { logger });
   return {
     ...bridge,
     dataDir,
