@@ -19,6 +19,23 @@ describe('timemark bridge', () => {
     expect(result.stderr).toContain('TIMEMARK_DATASETS is not set');
   });
 
+  it('refuses a second bridge on a data dir another bridge is using', async () => {
+    const env = { TIMEMARK_URL: 'http://127.0.0.1:1', TIMEMARK_TOKEN: 'xaat-x', TIMEMARK_DATASETS: 'd', GITHUB_WEBHOOK_SECRET: 's', TIMEMARK_BRIDGE_LOG_LEVEL: 'silent' };
+    const dataDir = join(dir, 'owned');
+    const first = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env);
+    try {
+      const second = await runTimemark(['bridge', '--port', '0', '--data-dir', dataDir], env);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`Another bridge (pid ${first.child.pid}) is using the data dir`);
+    } finally {
+      first.child.kill('SIGTERM');
+      expect(await exited(first.child)).toBe(0);
+    }
+    const third = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env);
+    third.child.kill('SIGTERM');
+    expect(await exited(third.child)).toBe(0);
+  });
+
   it('lists dead letters from the command line', async () => {
     const service = await startLocalService();
     const config = join(dir, 'bridge.json');

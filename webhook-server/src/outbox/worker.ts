@@ -99,11 +99,11 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         await idle(settings.pollMs);
         continue;
       }
-      await process(episode);
+      await settle(episode);
     }
   }
 
-  async function process(episode: EpisodeRow): Promise<void> {
+  async function settle(episode: EpisodeRow): Promise<void> {
     const log = logger.child({ episode: episode.id, source: episode.source, correlationKey: episode.correlationKey });
     try {
       const annotationId = await apply(episode);

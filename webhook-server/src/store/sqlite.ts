@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
@@ -13,6 +13,7 @@ export const SQLITE_FILE_NAME = 'bridge.sqlite';
  */
 export function openSqliteStore(dataDir: string): BridgeStore {
   mkdirSync(dataDir, { recursive: true });
+  const lockFile = claimDataDir(dataDir);
   const db = new Database(join(dataDir, SQLITE_FILE_NAME));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -94,7 +95,39 @@ export function openSqliteStore(dataDir: string): BridgeStore {
     close: async () => {
       while (draining) await draining;
       if (db.open) db.close();
+      rmSync(lockFile, { force: true });
     },
   };
   return createSqlStore(driver);
+}
+
+/**
+ * One process per data dir: a second bridge on the same file would void the first one's leases
+ * at start-up and could create an annotation twice. A lock left by a killed process (its pid is
+ * gone) is taken over.
+ */
+function claimDataDir(dataDir: string): string {
+  const lockFile = join(dataDir, 'bridge.pid');
+  let holder: number | undefined;
+  try {
+    holder = Number(readFileSync(lockFile, 'utf8').trim());
+  } catch {
+    holder = undefined;
+  }
+  if (holder !== undefined && Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+    throw new Error(
+      `Another bridge (pid ${holder}) is using the data dir ${dataDir}. Stop it, pass another --data-dir, or set DATABASE_URL to run replicas on PostgreSQL.`,
+    );
+  }
+  writeFileSync(lockFile, `${process.pid}\n`);
+  return lockFile;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
