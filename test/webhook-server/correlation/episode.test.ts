@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   autoClose,
-  belongsToLatest,
   mergeEvent,
   newEpisode,
+  placeEvent,
   renderAnnotation,
   type EpisodeState,
 } from '../../../webhook-server/src/correlation/episode.js';
@@ -32,9 +32,9 @@ function event(phase: 'start' | 'finish', occurredAt: number, extra: Partial<Bri
 function fold(events: BridgeEvent[]): EpisodeState[] {
   const episodes: EpisodeState[] = [];
   for (const item of events) {
-    const latest = episodes.at(-1);
-    if (latest && belongsToLatest(latest, item)) episodes[episodes.length - 1] = mergeEvent(latest, item, target);
-    else episodes.push(newEpisode(item, target));
+    const place = placeEvent(episodes, item);
+    if (place === 'new') episodes.push(newEpisode(item, target));
+    else episodes[place] = mergeEvent(episodes[place]!, item, target);
   }
   return episodes;
 }
@@ -77,12 +77,33 @@ describe('episode state', () => {
     ]);
   });
 
+  it('tells the episodes of a monitor apart by time whatever order their deliveries arrive in', () => {
+    const monitor = (phase: 'start' | 'finish', at: number) => event(phase, T0 + at * 60_000, { source: 'monitor', correlationKey: 'monitor:m1', category: 'incident' });
+    const spans = (episodes: EpisodeState[]) =>
+      episodes.map((e) => [e.startedAt, e.endedAt]).sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0));
+    const expected = [
+      [T0 + 60_000, T0 + 120_000],
+      [T0 + 180_000, T0 + 240_000],
+    ];
+    const deliveries = [monitor('start', 1), monitor('finish', 2), monitor('start', 3), monitor('finish', 4)];
+    for (const order of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+      [1, 3, 0, 2],
+      [2, 3, 0, 1],
+      [1, 0, 3, 2],
+      [0, 2, 1, 3],
+    ]) {
+      expect([order, spans(fold(order.map((index) => deliveries[index]!)))]).toEqual([order, expected]);
+    }
+  });
+
   it('closes a span open longer than the maximum and says so, yet a real finish still wins', () => {
     const closed = autoClose(fold([event('start', T0)])[0]!, 3_600_000);
     const rendered = renderAnnotation(closed, '[timemark:x]');
     expect(rendered.endTime).toBe(new Date(T0 + 3_600_000).toISOString());
     expect(rendered.description).toContain('no finish event within 1h');
-    expect(belongsToLatest(closed, event('finish', T0 + 7_200_000))).toBe(true);
+    expect(placeEvent([closed], event('finish', T0 + 7_200_000))).toBe(0);
     const finished = mergeEvent(closed, event('finish', T0 + 7_200_000), target);
     expect(renderAnnotation(finished, 'm')).toMatchObject({ endTime: new Date(T0 + 7_200_000).toISOString() });
     expect(renderAnnotation(finished, 'm').description).not.toContain('no finish event');

@@ -7,7 +7,7 @@
  * The rules are written to give the same state whatever order the events of one episode arrive in.
  */
 import { createHash } from 'node:crypto';
-import type { BridgeEvent, Outcome } from '../sources/types.js';
+import type { BridgeEvent, Outcome, SourceName } from '../sources/types.js';
 import type { MappedTarget } from '../mapping/mapping.js';
 
 /** A value and the sender's time of the event that set it: the most recent event wins, whatever the arrival order. */
@@ -34,17 +34,60 @@ export interface EpisodeState {
 }
 
 /**
- * Whether an event belongs to the key's latest episode or opens a new one. Senders without an
- * episode id (monitor ids) reuse the key, so a start after the latest episode ended, or a finish
- * whose own start is after it, is a new episode. A finish arriving before its start is not:
- * the start's time is not after that finish.
+ * Senders whose correlation key names a thing that fires again and again (an Axiom-style monitor
+ * id) rather than one episode. Their episodes are told apart by time, across every recent episode
+ * of the key, so that even reordered deliveries of two episodes land in the right one.
  */
-export function belongsToLatest(latest: EpisodeState | undefined, event: BridgeEvent): boolean {
-  if (latest === undefined) return false;
+const KEYS_WITHOUT_EPISODE_ID: ReadonlySet<SourceName> = new Set(['monitor']);
+
+/** How many of a key's most recent episodes an event is placed among. */
+export const PLACEMENT_WINDOW = 20;
+
+/**
+ * The episode an event belongs to, as an index into `episodes` (ordered by seq, oldest first), or
+ * 'new'. For keys that carry an episode id only the latest episode is a candidate: a start after
+ * it ended, or a finish whose own start is after it, opens a new one (a reopened incident). A
+ * finish that arrives before its start is never new: its start is not after that finish.
+ */
+export function placeEvent(episodes: readonly EpisodeState[], event: BridgeEvent): number | 'new' {
+  if (episodes.length === 0) return 'new';
+  if (KEYS_WITHOUT_EPISODE_ID.has(event.source)) return placeByTime(episodes, event);
+  const latest = episodes[episodes.length - 1] as EpisodeState;
+  return belongsToLatest(latest, event) ? episodes.length - 1 : 'new';
+}
+
+function belongsToLatest(latest: EpisodeState, event: BridgeEvent): boolean {
   if (latest.endedAt === undefined) return true;
   if (event.phase === 'start') return event.occurredAt <= latest.endedAt;
   if (latest.autoClosed) return true;
   return event.startedAt === undefined || event.startedAt <= latest.endedAt;
+}
+
+/**
+ * Such a sender stamps each start and each finish once (redeliveries are deduplicated before
+ * this), so a start joins only an episode that has that very start or none yet (one created by
+ * its finish, the nearest ending at or after it); a finish joins only an episode that has that
+ * very end or none yet (the latest open one that started before it). Otherwise it is a new
+ * episode. Starts and finishes that arrive far apart out of order usually land right; two
+ * episodes whose deliveries interleave arbitrarily cannot always be told apart.
+ */
+function placeByTime(episodes: readonly EpisodeState[], event: BridgeEvent): number | 'new' {
+  const indexed = episodes.map((state, index) => ({ state, index }));
+  if (event.phase === 'start') {
+    const same = indexed.find(({ state }) => state.startedAt === event.occurredAt);
+    if (same) return same.index;
+    const waiting = indexed
+      .filter(({ state }) => state.startedAt === undefined && state.endedAt !== undefined && state.endedAt >= event.occurredAt)
+      .sort((a, b) => (a.state.endedAt ?? 0) - (b.state.endedAt ?? 0));
+    return waiting[0]?.index ?? 'new';
+  }
+  const same = indexed.find(({ state }) => !state.autoClosed && state.endedAt === event.occurredAt);
+  if (same) return same.index;
+  const start = event.startedAt ?? event.occurredAt;
+  const open = indexed
+    .filter(({ state }) => (state.endedAt === undefined || state.autoClosed) && state.startedAt !== undefined && state.startedAt <= start)
+    .sort((a, b) => (a.state.startedAt ?? 0) - (b.state.startedAt ?? 0));
+  return open[open.length - 1]?.index ?? 'new';
 }
 
 export function newEpisode(event: BridgeEvent, target: MappedTarget): EpisodeState {

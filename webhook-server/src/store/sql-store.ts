@@ -2,7 +2,7 @@
  * The store's logic, written once over a minimal SQL driver. SQLite and PostgreSQL differ only
  * in the driver (placeholders, locking clauses, types), not in what a call does.
  */
-import { autoClose, belongsToLatest, mergeEvent, newEpisode, openSince, type EpisodeState } from '../correlation/episode.js';
+import { autoClose, mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
 import type { SourceName } from '../sources/types.js';
 import {
   StoreUnavailableError,
@@ -66,20 +66,28 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
             continue;
           }
           accepted++;
-          const latestRows = await query(
-            `SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT 1`,
-            [event.correlationKey],
+          const recent = (
+            await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT $2`, [
+              event.correlationKey,
+              PLACEMENT_WINDOW,
+            ])
+          )
+            .map(toEpisode)
+            .reverse();
+          const place = placeEvent(
+            recent.map((episode) => episode.state),
+            event,
           );
-          const latest = latestRows[0] ? toEpisode(latestRows[0]) : undefined;
-          if (latest && belongsToLatest(latest.state, event)) {
-            const state = mergeEvent(latest.state, event, target);
+          if (place !== 'new') {
+            const episode = recent[place] as EpisodeRow;
+            const state = mergeEvent(episode.state, event, target);
             await query(
               `UPDATE bridge_episodes SET state = $2, open_since = $3, version = version + 1, changed_at = $4,
                  attempts = CASE WHEN status = 'dead' THEN 0 ELSE attempts END,
                  next_attempt_at = CASE WHEN status = 'pending' THEN next_attempt_at ELSE $4 END,
                  status = 'pending'
                WHERE id = $1`,
-              [latest.id, JSON.stringify(state), openSince(state), receivedAt],
+              [episode.id, JSON.stringify(state), openSince(state), receivedAt],
             );
           } else {
             const state = newEpisode(event, target);
@@ -87,7 +95,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
               `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
                  attempts, next_attempt_at, changed_at, created_at)
                VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6)`,
-              [event.correlationKey, (latest?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
+              [event.correlationKey, (recent[recent.length - 1]?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
             );
           }
         }
