@@ -25,7 +25,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 20,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: 3_000,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   });
   // An idle connection that drops must not crash the process; the next query reports it.

@@ -23,6 +23,8 @@ export interface WebhookRoutesDeps {
   bodyLimitBytes: number;
   /** Called after events were recorded, so the outbox starts on them at once. */
   onRecorded: () => void;
+  /** Longest wait for the store before answering 503, well inside the senders' 5–10 s deadlines. */
+  recordTimeoutMs?: number;
   now: () => number;
 }
 
@@ -119,7 +121,8 @@ function handleDelivery(deps: WebhookRoutesDeps): RequestHandler {
 
     let result;
     try {
-      result = await deps.store.ingest(prepared, webhook.receivedAt);
+      // A write that completes after the 503 is harmless: the sender's retry is then a duplicate.
+      result = await withDeadline(deps.store.ingest(prepared, webhook.receivedAt), deps.recordTimeoutMs ?? 4_000);
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         log.error({ err: error }, 'cannot record a delivery; answering 503 so the sender retries');
@@ -145,4 +148,12 @@ function lowerCaseHeaders(req: Request): Record<string, string> {
     headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailableError(`The store did not record the delivery within ${ms} ms.`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

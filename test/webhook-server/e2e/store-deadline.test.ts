@@ -1,0 +1,35 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { startLocalService } from '../../helpers/local-service.js';
+import { startTestBridge } from '../helpers/bridge.js';
+import { githubDelivery, withDeploymentId } from '../helpers/github.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers/postgres.js';
+
+describe('a store that does not answer in time', () => {
+  it('gets a 503 well inside the senders’ deadlines, and the retry after it is a harmless duplicate', async () => {
+    const service = await startLocalService();
+    const schema = uniqueSchema();
+    const bridge = await startTestBridge({ serviceUrl: service.url, token: service.token, schema });
+    const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await blocker.connect();
+    try {
+      const deployment = 880_000 + Math.floor(Math.random() * 1000);
+      // Hold the episode's lock from outside, as a stuck replica or a slow disk would.
+      await blocker.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`github:acme/shop:deployment:${deployment}`]);
+      const { body, headers } = githubDelivery('deployment.created', { change: withDeploymentId(deployment), delivery: `deadline-${deployment}` });
+      const started = Date.now();
+      const first = await bridge.post('github', body, headers);
+      expect(first.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await blocker.query('SELECT pg_advisory_unlock_all()');
+      const retry = await bridge.post('github', body, headers);
+      expect(retry.status === 200 || retry.status === 202).toBe(true);
+      expect(await bridge.store.episodes(`github:acme/shop:deployment:${deployment}`)).toHaveLength(1);
+    } finally {
+      await blocker.end();
+      await bridge.close();
+      await service.close();
+      await dropSchema(schema);
+    }
+  });
+});
