@@ -85,7 +85,13 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
       }
     },
   });
-  const server = createServer(app);
+  let closing: Promise<void> | undefined;
+  const server = createServer((req, res) => {
+    // Once stopping, answer what arrives on open keep-alive connections and close them after:
+    // a sender that keeps its connection busy must not hold the shutdown open.
+    if (closing) res.setHeader('Connection', 'close');
+    app(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   try {
     await listen(server, config.port, config.host);
@@ -102,7 +108,6 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
     'bridge listening',
   );
 
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -114,6 +119,8 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
+          // Requests still running after this long lose their connection (their deliveries are not acknowledged).
+          setTimeout(() => server.closeAllConnections(), 10_000).unref();
         });
         await worker.stop();
         await client.close();

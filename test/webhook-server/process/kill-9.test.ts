@@ -1,6 +1,7 @@
 /**
  * The durability promise with the real CLI: a delivery that got a 2xx is applied exactly once,
- * even when the bridge is killed with SIGKILL in the middle of a burst and restarted.
+ * even when the bridge is killed with SIGKILL (or stopped with SIGTERM) in the middle of a burst
+ * and restarted on the same data dir.
  * Needs the built CLI (npm run build; npm test does it first).
  */
 import { rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { githubDelivery, withDeploymentId } from '../helpers/github.js';
 
 const READY = /Timemark bridge listening on (http:\/\/\S+)/;
 
-describe('a bridge killed with SIGKILL during a burst', () => {
+describe('a bridge stopped or killed during a burst', () => {
   let service: LocalService;
   let client: AnnotationsClient;
   let dataDir: string;
@@ -39,7 +40,10 @@ describe('a bridge killed with SIGKILL during a burst', () => {
     TIMEMARK_BRIDGE_LOG_LEVEL: 'error',
   });
 
-  it('applies every acknowledged delivery exactly once after a restart', async () => {
+  it.each([
+    ['SIGKILL', 50_000],
+    ['SIGTERM', 60_000],
+  ] as const)('applies every acknowledged delivery exactly once after a %s and a restart', async (signal, base) => {
     const first = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env());
     const url = first.match[1]!;
     const rollouts = 150;
@@ -50,9 +54,9 @@ describe('a bridge killed with SIGKILL during a burst', () => {
     async function sender(): Promise<void> {
       while (sent < rollouts * 2) {
         const index = sent++;
-        const deployment = 50_000 + Math.floor(index / 2);
+        const deployment = base + Math.floor(index / 2);
         const name = index % 2 === 0 ? 'deployment.created' : 'deployment_status.success';
-        const { body, headers } = githubDelivery(name, { change: withDeploymentId(deployment), delivery: `kill-${index}` });
+        const { body, headers } = githubDelivery(name, { change: withDeploymentId(deployment), delivery: `${signal}-${index}` });
         try {
           const response = await fetch(`${url}/webhooks/github`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
           if (response.status === 202) {
@@ -65,12 +69,14 @@ describe('a bridge killed with SIGKILL during a burst', () => {
         }
         if (!killed && index === Math.floor(rollouts * 0.6)) {
           killed = true;
-          first.child.kill('SIGKILL');
+          first.child.kill(signal);
         }
       }
     }
     await Promise.all(Array.from({ length: 8 }, () => sender()));
-    await exited(first.child);
+    const code = await exited(first.child);
+    // A stop request drains in-flight work and exits cleanly; SIGKILL gives no chance to.
+    if (signal === 'SIGTERM') expect(code).toBe(0);
     expect(acknowledged.size).toBeGreaterThan(20);
 
     const second = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env());
@@ -87,7 +93,7 @@ describe('a bridge killed with SIGKILL during a burst', () => {
         'every acknowledged delivery applied',
         30_000,
       );
-      for (let deployment = 50_000; deployment < 50_000 + rollouts; deployment++) {
+      for (let deployment = base; deployment < base + rollouts; deployment++) {
         expect([deployment, byDeployment(annotations, deployment).length <= 1]).toEqual([deployment, true]);
       }
     } finally {
