@@ -163,11 +163,23 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     expect((await store.episodes(key))[0]).toMatchObject({ probeFrom: T0 - 5_000, probeTo: T0 });
   });
 
-  it('forgets dedupe keys older than the retention', async () => {
+  it('forgets dedupe keys and synced episodes older than the retention, and keeps unfinished work', async () => {
     nextKey();
-    const old = prepared('start', T0, key, `old-${key}`);
-    await store.ingest([old], NOW - 40 * 86_400_000);
-    expect(await store.purgeEvents(NOW - 35 * 86_400_000)).toBeGreaterThanOrEqual(1);
+    const syncedKey = key;
+    const old = prepared('start', T0, syncedKey, `old-${syncedKey}`);
+    const then = NOW - 40 * 86_400_000;
+    await store.ingest([old], then);
+    const synced = (await store.episodes(syncedKey))[0]!;
+    await claimEpisode(store, synced.id, then);
+    await store.complete(synced.id, 'w', 'ann_old', synced.version, then);
+    nextKey();
+    const pendingKey = key;
+    await store.ingest([prepared('start', T0, pendingKey)], then);
+    const purged = await store.purge(NOW - 35 * 86_400_000);
+    expect(purged.events).toBeGreaterThanOrEqual(2);
+    expect(purged.episodes).toBeGreaterThanOrEqual(1);
+    expect(await store.episodes(syncedKey)).toEqual([]);
+    expect(await store.episodes(pendingKey)).toHaveLength(1);
     expect(await store.ingest([old], NOW)).toEqual({ accepted: 1, duplicates: 0 });
   });
 

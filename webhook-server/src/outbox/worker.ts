@@ -172,7 +172,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         logger.info({ closed }, 'closed spans that stayed open longer than the maximum open time');
         wake();
       }
-      await store.purgeEvents(now() - settings.dedupeRetentionMs);
+      await store.purge(now() - settings.dedupeRetentionMs);
     } catch (error) {
       logger.error({ err: error }, 'the periodic sweep failed; it runs again later');
     }

@@ -207,7 +207,13 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         return counts;
       }),
 
-    purgeEvents: (before) => tx(async (query) => (await query('DELETE FROM bridge_events WHERE received_at < $1 RETURNING id', [before])).length),
+    purge: (before) =>
+      tx(async (query) => {
+        const events = await query('DELETE FROM bridge_events WHERE received_at < $1 RETURNING id', [before]);
+        // Synced episodes untouched for as long as dedupe keys are kept; pending and dead ones stay.
+        const episodes = await query(`DELETE FROM bridge_episodes WHERE status = 'synced' AND changed_at < $1 RETURNING id`, [before]);
+        return { events: events.length, episodes: episodes.length };
+      }),
 
     ping: () =>
       tx(async (query) => {

@@ -68,8 +68,8 @@ export interface BridgeStore {
   retryDeadLetter(id: number, now: number): Promise<boolean>;
   episodes(correlationKey: string): Promise<EpisodeRow[]>;
   counts(): Promise<OutboxCounts>;
-  /** Forgets dedupe keys received before `before`. */
-  purgeEvents(before: number): Promise<number>;
+  /** Forgets dedupe keys received before `before`, and synced episodes last changed before it. */
+  purge(before: number): Promise<{ events: number; episodes: number }>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
