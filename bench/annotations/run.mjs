@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { startLocalService } from '../lib/processes.mjs';
 import { fixed, flags, pool, summarize } from '../lib/stats.mjs';
 
 const options = flags({ count: 100_000, clients: 32, lists: 2_000 });
@@ -16,7 +16,6 @@ const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const DATASETS = Array.from({ length: 10 }, (_, i) => `bench-${i}`);
 const RANGE_START = Date.parse('2024-01-01T00:00:00Z');
 const RANGE_MS = 100 * 86_400_000;
-const bin = fileURLToPath(new URL('../../bin/timemark.js', import.meta.url));
 const dispatcher = new Agent({ connections: options.clients, keepAliveTimeout: 30_000 });
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
@@ -29,18 +28,6 @@ function random(seed) {
   };
 }
 
-function startService(dataDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--token', TOKEN], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(output);
-      if (match) resolve({ child, url: match[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`timemark serve exited with ${code}: ${output}`)));
-  });
-}
 
 /** The ceiling: a bare node:http server that parses the JSON body and answers 201, in its own process. */
 function startBareServer() {
@@ -97,7 +84,7 @@ async function measureGets(url, path, total) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-'));
-const service = await startService(dataDir);
+const service = await startLocalService(dataDir, TOKEN);
 const bare = await startBareServer();
 try {
   const warmup = Math.min(2_000, options.count);
