@@ -90,6 +90,12 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     expect(episodes[0]).toMatchObject({ version: 2, state: { startedAt: T0, endedAt: T0 + 60_000, outcome: 'success' } });
   });
 
+  it('takes any text as a key, quotes and backslashes included', async () => {
+    const odd = `monitor:m1:["it's", "a\\b"]; DROP TABLE bridge_events; --`;
+    expect(await store.ingest([prepared('start', T0, odd), prepared('finish', T0 + 1_000, odd)], NOW)).toEqual({ accepted: 2, duplicates: 0 });
+    expect(await store.episodes(odd)).toHaveLength(1);
+  });
+
   it('opens a second episode when a recurring key starts after its last episode ended', async () => {
     nextKey();
     await store.ingest([prepared('start', T0, key), prepared('finish', T0 + 1_000, key), prepared('start', T0 + 5_000, key)], NOW);

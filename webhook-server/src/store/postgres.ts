@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
+import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver, type TransactionOptions } from './sql-store.js';
 import type { BridgeStore } from './types.js';
 
 export interface PostgresOptions {
@@ -34,10 +34,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
   const driver: SqlDriver = {
     kind: 'postgres',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
-    async transaction<T>(work: (q: Query) => Promise<T>, options = { durable: true }): Promise<T> {
+    async transaction<T>(work: (q: Query) => Promise<T>, options: TransactionOptions = { durable: true }): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await once(work, options.durable);
+          return await once(work, options);
         } catch (error) {
           // Deadlocks and serialization failures are transient by definition: run the transaction again.
           const code = (error as { code?: unknown }).code;
@@ -45,17 +45,18 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
         }
       }
     },
-    async lockKey(query, key) {
-      await query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-    },
     close: () => pool.end(),
   };
 
-  async function once<T>(work: (q: Query) => Promise<T>, durable: boolean): Promise<T> {
+  async function once<T>(work: (q: Query) => Promise<T>, options: TransactionOptions): Promise<T> {
     const client = await pool.connect();
     const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
     try {
-      await client.query(durable ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit TO OFF');
+      // One round trip opens the transaction, sets its durability and takes its key locks.
+      const opening = ['BEGIN'];
+      if (!options.durable) opening.push('SET LOCAL synchronous_commit TO OFF');
+      for (const key of options.lockKeys ?? []) opening.push(`SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(key)}, 0))`);
+      await client.query(opening.join('; '));
       const result = await work(query);
       await client.query('COMMIT');
       client.release();

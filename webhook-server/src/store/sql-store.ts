@@ -19,6 +19,15 @@ export type Row = Record<string, unknown>;
 /** Runs one statement with `$1…$n` placeholders. */
 export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>;
 
+export interface TransactionOptions {
+  durable: boolean;
+  /**
+   * Correlation keys to serialise on, across connections and replicas, taken at the start of
+   * the transaction in this order (a no-op where there is one writer).
+   */
+  lockKeys?: readonly string[];
+}
+
 export interface SqlDriver {
   readonly kind: 'sqlite' | 'postgres';
   /** ` FOR UPDATE SKIP LOCKED` where row locks exist; SQLite has one writer at a time instead. */
@@ -28,9 +37,7 @@ export interface SqlDriver {
    * (PostgreSQL's synchronous_commit). Only for writes whose loss a crash of the database makes
    * harmless: the outbox's own bookkeeping, which is redone or rediscovered after a restart.
    */
-  transaction<T>(work: (query: Query) => Promise<T>, options?: { durable: boolean }): Promise<T>;
-  /** Serialises work on one correlation key across connections (a no-op where there is one writer). */
-  lockKey(query: Query, key: string): Promise<void>;
+  transaction<T>(work: (query: Query) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -38,9 +45,9 @@ const EPISODE_COLUMNS =
   'id, correlation_key, seq, source, state, annotation_id, version, synced_version, status, attempts, next_attempt_at, last_error, probe_from, probe_to, changed_at, created_at';
 
 export function createSqlStore(driver: SqlDriver): BridgeStore {
-  async function tx<T>(work: (query: Query) => Promise<T>, durable = true): Promise<T> {
+  async function tx<T>(work: (query: Query) => Promise<T>, durable = true, lockKeys?: readonly string[]): Promise<T> {
     try {
-      return await driver.transaction(work, { durable });
+      return await driver.transaction(work, { durable, ...(lockKeys ? { lockKeys } : {}) });
     } catch (error) {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -53,8 +60,6 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       tx(async (query): Promise<IngestResult> => {
         let accepted = 0;
         let duplicates = 0;
-        // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-        for (const key of [...new Set(events.map((item) => item.event.correlationKey))].sort()) await driver.lockKey(query, key);
         for (const { event, target } of events) {
           const inserted = await query(
             `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
@@ -100,7 +105,8 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
           }
         }
         return { accepted, duplicates };
-      }),
+        // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
+      }, true, [...new Set(events.map((item) => item.event.correlationKey))].sort()),
 
     claim: (owner, now, leaseMs) =>
       tx(async (query) => {

@@ -91,7 +91,6 @@ export function openSqliteStore(dataDir: string): BridgeStore {
         draining ??= Promise.resolve().then(drain);
       });
     },
-    lockKey: () => Promise.resolve(),
     close: async () => {
       while (draining) await draining;
       if (db.open) db.close();
