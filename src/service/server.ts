@@ -68,6 +68,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
           resolve();
         });
         server.closeIdleConnections();
+        // A request that never finishes must not keep the store open forever.
+        setTimeout(() => server.closeAllConnections(), 10_000).unref();
       });
       return closing;
     },

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Annotation } from '../../src/client/types.js';
 import { exited, startTimemark } from '../helpers/child-process.js';
@@ -80,5 +81,29 @@ describe('durability', () => {
     const { child } = await startServe();
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('shuts down promptly on SIGTERM while a client keeps its keep-alive connection busy', async () => {
+    const { child, url } = await startServe();
+    const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
+    let sending = true;
+    const sender = (async () => {
+      while (sending) {
+        try {
+          const response = await request(`${url}/v2/annotations?datasets=busy`, { headers: { authorization: `Bearer ${TEST_TOKEN}` }, dispatcher: agent });
+          await response.body.text();
+        } catch {
+          // Refused once the service has gone: that is the point.
+        }
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopAsked = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(Date.now() - stopAsked).toBeLessThan(5_000);
+    sending = false;
+    await sender;
+    await agent.close();
   });
 });
