@@ -4,7 +4,6 @@
 // handler that only verifies the signature (the ceiling), all measured in the same run.
 // Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test]
 // Only talks to 127.0.0.1; each phase is bounded by --seconds and by --max requests.
-import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -12,35 +11,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { spawnUntil, startLocalService, stop, TIMEMARK_BIN } from '../lib/processes.mjs';
 import { fixed, flags, summarize } from '../lib/stats.mjs';
 
 const options = flags({ seconds: 10, clients: 16, max: 200_000, database: process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test' });
 const SECRET = 'bench-secret-0123456789';
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const ADMIN = 'bench-admin-token-0123456789abcdef';
-const bin = fileURLToPath(new URL('../../bin/timemark.js', import.meta.url));
 const template = JSON.parse(readFileSync(fileURLToPath(new URL('../../test/fixtures/webhooks/github/deployment.created.json', import.meta.url)), 'utf8'));
 
-function spawnReady(args, ready, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const match = ready.exec(output);
-      if (match) resolve({ child, url: match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}` });
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${output}`)));
-  });
-}
 
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
 
 let sequence = 0;
 /** A distinct signed delivery per request: its own deployment (so its own episode) and delivery id. */
@@ -97,7 +77,7 @@ async function drained(bridgeUrl, timeoutMs = 300_000) {
 
 async function bridgePhase(name, serviceUrl, extraEnv) {
   const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-bridge-'));
-  const bridge = await spawnReady([bin, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
+  const { child, match } = await spawnUntil([TIMEMARK_BIN, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
     TIMEMARK_URL: serviceUrl,
     TIMEMARK_TOKEN: TOKEN,
     TIMEMARK_DATASETS: 'bench',
@@ -107,11 +87,11 @@ async function bridgePhase(name, serviceUrl, extraEnv) {
     ...extraEnv,
   });
   try {
-    const result = await load(bridge.url);
-    const outbox = await drained(bridge.url);
+    const result = await load(match[1]);
+    const outbox = await drained(match[1]);
     return { name, ...result, drainSeconds: outbox.seconds, applied: outbox.synced };
   } finally {
-    await stop(bridge.child);
+    await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -128,12 +108,12 @@ async function postgresReachable(url) {
 }
 
 const serviceDir = mkdtempSync(join(tmpdir(), 'timemark-bench-service-'));
-const service = await spawnReady([bin, 'serve', '--port', '0', '--data-dir', serviceDir, '--token', TOKEN], /listening on (http:\/\/[\d.:]+)/);
+const service = await startLocalService(serviceDir, TOKEN);
 const results = [];
 try {
-  const bare = await spawnReady([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
+  const bare = await spawnUntil([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
   try {
-    results.push({ name: 'bare Express (verify + 200)', ...(await load(bare.url)) });
+    results.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`)) });
   } finally {
     await stop(bare.child);
   }

@@ -95,7 +95,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
         sampleCurl(bridge.url, String(env.GITHUB_WEBHOOK_SECRET), 'deployment_status', 'github-deployment-success.json'),
         '',
         'See it:',
-        `  TIMEMARK_URL=${service.url} TIMEMARK_TOKEN=${token} npx timemark annotate list --datasets ${config.mapping.datasets[0] ?? 'demo'} --start 2024-01-01T00:00:00Z --end now`,
+        `  TIMEMARK_URL=${service.url} TIMEMARK_TOKEN=${token} ./bin/timemark.js annotate list --datasets ${config.mapping.datasets[0] ?? 'demo'} --start 2024-01-01T00:00:00Z --end now`,
       ].join('\n'),
     );
   } catch (error) {
