@@ -3,26 +3,12 @@
  * real stores and a real annotation service.
  */
 import express, { type Express } from 'express';
-import type { Logger } from 'pino';
 import { createAdminRoutes } from './admin/routes.js';
-import type { MappingConfig } from './mapping/mapping.js';
-import type { BridgeMetrics } from './ops/metrics.js';
-import type { SourceName, WebhookSource } from './sources/types.js';
-import type { BridgeStore } from './store/types.js';
 import { createErrorHandler, reply } from './transport/replies.js';
-import { createWebhookRoutes } from './transport/webhook-route.js';
+import { createWebhookRoutes, type WebhookRoutesDeps } from './transport/webhook-route.js';
 
-export interface BridgeAppDeps {
-  sources: Partial<Record<SourceName, WebhookSource>>;
-  secrets: Partial<Record<SourceName, readonly string[]>>;
-  mapping: MappingConfig;
-  store: BridgeStore;
-  metrics: BridgeMetrics;
-  logger: Logger;
+export interface BridgeAppDeps extends Omit<WebhookRoutesDeps, 'now' | 'recordTimeoutMs'> {
   adminToken: string;
-  bodyLimitBytes: number;
-  /** Wakes the outbox after new work was recorded. */
-  onRecorded: () => void;
   /** Throws when the annotation service cannot be reached with the configured token. */
   checkService: () => Promise<void>;
   now?: () => number;
