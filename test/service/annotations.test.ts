@@ -193,6 +193,9 @@ describe('listing annotations', () => {
     expect(bad.json.message).toMatch(/Invalid start "last-tuesday"/);
     const reversed = await call('GET', '/v2/annotations?start=2024-06-02T00:00:00Z&end=2024-06-01T00:00:00Z');
     expect(reversed.status).toBe(400);
+    const tooMany = await call('GET', `/v2/annotations?datasets=${Array.from({ length: 101 }, (_, i) => `d${i}`).join(',')}`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.message).toMatch(/101 names. Expected at most 100/);
   });
 
   it('finds an annotation under its new datasets and time after an update', async () => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { parseWireTime, TimeParseError } from '../../common/time.js';
 import { methodNotAllowed, NotFoundError, ValidationError } from '../http-errors.js';
 import type { AnnotationQuery, AnnotationStore } from './store.js';
-import { parseNewAnnotation, parsePatch } from './validation.js';
+import { ANNOTATION_LIMITS, parseNewAnnotation, parsePatch } from './validation.js';
 
 export function createAnnotationRoutes(store: AnnotationStore, clock: () => number): Router {
   const router = Router();
@@ -56,6 +56,9 @@ export function parseListQuery(originalUrl: string): AnnotationQuery {
         .filter((name) => name.length > 0),
     ),
   ];
+  if (datasets.length > ANNOTATION_LIMITS.datasets) {
+    throw new ValidationError(`Invalid datasets filter: ${datasets.length} names. Expected at most ${ANNOTATION_LIMITS.datasets}.`);
+  }
   const startMs = optionalQueryTime('start', params.get('start'));
   const endMs = optionalQueryTime('end', params.get('end'));
   if (startMs !== undefined && endMs !== undefined && endMs < startMs) {
