@@ -75,8 +75,12 @@ export function createErrorHandler(logFault: (error: unknown) => void): ErrorReq
       sendError(res, 400, `The request body is not valid JSON: ${(error as Error).message}.`);
       return;
     }
-    if (parserError.type === 'encoding.unsupported' || parserError.type === 'charset.unsupported') {
-      sendError(res, 415, (error as Error).message);
+    if (parserError.type === 'charset.unsupported') {
+      sendError(res, 415, `Unsupported charset ${JSON.stringify(String((error as { charset?: unknown }).charset ?? ''))}. Expected UTF-8 JSON.`);
+      return;
+    }
+    if (parserError.type === 'encoding.unsupported') {
+      sendError(res, 415, `Unsupported Content-Encoding ${JSON.stringify(String((error as { encoding?: unknown }).encoding ?? ''))}. Expected gzip, deflate, br or none.`);
       return;
     }
     if (typeof parserError.status === 'number' && parserError.status >= 400 && parserError.status < 500) {

@@ -89,6 +89,14 @@ describe('creating annotations', () => {
     expect(wrongType.status).toBe(415);
     expect(wrongType.json).toEqual({ code: 415, message: expect.stringMatching(/Expected application\/json/) });
 
+    const latin1 = await call('POST', '/v2/annotations', '{}', { 'content-type': 'application/json; charset=latin1' });
+    expect(latin1.status).toBe(415);
+    expect(latin1.json.message).toBe('Unsupported charset "latin1". Expected UTF-8 JSON.');
+
+    const zipped = await call('POST', '/v2/annotations', '{}', { 'content-encoding': 'x-compress-9000' });
+    expect(zipped.status).toBe(415);
+    expect(zipped.json.message).toMatch(/Unsupported Content-Encoding "x-compress-9000"/);
+
     const huge = await call('POST', '/v2/annotations', { datasets: ['a'], type: 'deploy', description: 'x'.repeat(200_000) });
     expect(huge.status).toBe(413);
     expect(huge.json.code).toBe(413);
