@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { createTokenMatcher } from '../common/token-matcher.js';
 import { sendError } from './http-errors.js';
 
 export const API_TOKEN_PREFIX = 'xaat-';
@@ -21,17 +21,10 @@ export function assertTokenShape(token: string, position: number): void {
   }
 }
 
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
-}
-
-/**
- * Bearer-token authentication. Tokens are compared as SHA-256 digests with timingSafeEqual
- * against every configured token, without an early exit, so the time taken says nothing about
- * which token matched or how much of one did.
- */
+/** Bearer-token authentication, compared in constant time (see createTokenMatcher). */
 export function createTokenAuth(options: { tokens: readonly string[]; orgId: string }): RequestHandler {
-  const known = options.tokens.map((token) => ({ digest: digest(token), personal: token.startsWith(PERSONAL_TOKEN_PREFIX) }));
+  const matchToken = createTokenMatcher(options.tokens);
+  const personal = options.tokens.map((token) => token.startsWith(PERSONAL_TOKEN_PREFIX));
 
   return (req, res, next) => {
     const header = req.get('authorization') ?? '';
@@ -40,16 +33,12 @@ export function createTokenAuth(options: { tokens: readonly string[]; orgId: str
       sendError(res, 401, 'Missing or malformed Authorization header. Expected "Authorization: Bearer <token>".');
       return;
     }
-    const presented = digest(match[1]);
-    let matched: (typeof known)[number] | undefined;
-    for (const candidate of known) {
-      if (timingSafeEqual(candidate.digest, presented) && !matched) matched = candidate;
-    }
-    if (!matched) {
+    const index = matchToken(match[1]);
+    if (index === -1) {
       sendError(res, 401, 'Invalid token. Expected an API token (xaat-…) or a personal token (xapt-…) known to this service.');
       return;
     }
-    if (matched.personal) {
+    if (personal[index]) {
       const orgId = req.get('x-axiom-org-id');
       if (!orgId) {
         sendError(res, 401, 'A personal token (xapt-…) needs the X-Axiom-Org-Id header. Expected the organization id of this service.');

@@ -1,6 +1,6 @@
 /** Operator routes: the dead letters and the outbox, behind a bearer admin token. */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
+import { createTokenMatcher } from '../../../src/common/token-matcher.js';
 import type { BridgeStore, EpisodeRow } from '../store/types.js';
 import { reply } from '../transport/replies.js';
 
@@ -48,14 +48,10 @@ export function describeEpisode(episode: EpisodeRow): Record<string, unknown> {
 }
 
 function requireToken(token: string): RequestHandler {
-  // Hashing first gives equal lengths, so the comparison time says nothing about the token.
-  const expected = createHash('sha256').update(token).digest();
+  const matchToken = createTokenMatcher([token]);
   return (req, res, next) => {
     const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const given = createHash('sha256')
-      .update(match?.[1]?.trim() ?? '')
-      .digest();
-    if (!match || !timingSafeEqual(given, expected)) {
+    if (!match?.[1] || matchToken(match[1].trim()) === -1) {
       reply(res, 401, 'The admin routes need Authorization: Bearer <admin token> (TIMEMARK_BRIDGE_ADMIN_TOKEN).', {}, { 'WWW-Authenticate': 'Bearer' });
       return;
     }

@@ -4,7 +4,8 @@
  * nothing about which secret matched or how much of a guess was right.
  */
 
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createTokenMatcher } from '../../../src/common/token-matcher.js';
 import type { IncomingWebhook, VerifyResult } from './types.js';
 
 export type HmacAlgorithm = 'sha1' | 'sha256';
@@ -69,18 +70,9 @@ export function matchesAnyHmac(
   return matched;
 }
 
-/**
- * True when `token` equals any of `secrets`. Both sides are hashed first so timingSafeEqual
- * always compares 32 bytes: the length of the secret does not leak through an early length check.
- */
+/** True when `token` equals any of `secrets`, compared in constant time. */
 export function matchesAnyToken(secrets: readonly string[], token: string): boolean {
-  const given = createHash('sha256').update(token, 'utf8').digest();
-  let matched = false;
-  for (const secret of secrets) {
-    const expected = createHash('sha256').update(secret, 'utf8').digest();
-    matched = timingSafeEqual(given, expected) || matched;
-  }
-  return matched;
+  return createTokenMatcher(secrets)(token) !== -1;
 }
 
 /** Reads `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110). */
