@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
+import { loadOrCreateSecret } from '../common/secret-file.js';
 import { createServiceApp } from './app.js';
 import { createAnnotationStore } from './annotations/store.js';
 import { API_TOKEN_PREFIX, assertTokenShape } from './auth.js';
@@ -39,7 +38,8 @@ export async function startService(config: ServiceConfig): Promise<RunningServic
   config.tokens.forEach((token, index) => assertTokenShape(token, index + 1));
   const db = openServiceDatabase(config.dataDir);
   const tokenFile = config.tokens.length === 0 ? join(config.dataDir, 'token') : undefined;
-  const generatedToken = tokenFile ? loadOrCreateToken(tokenFile) : undefined;
+  const generatedToken = tokenFile ? loadOrCreateSecret(tokenFile, { prefix: API_TOKEN_PREFIX }) : undefined;
+  if (generatedToken) assertTokenShape(generatedToken, 1);
   const app = createServiceApp({
     annotations: createAnnotationStore(db),
     datasets: createDatasetStore(db),
@@ -91,16 +91,4 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       resolve();
     });
   });
-}
-
-function loadOrCreateToken(file: string): string {
-  if (existsSync(file)) {
-    const saved = readFileSync(file, 'utf8').trim();
-    assertTokenShape(saved, 1);
-    return saved;
-  }
-  const token = `${API_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`;
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
 }

@@ -3,13 +3,13 @@
  * listens. close() shuts down in order: stop accepting, finish in-flight requests, let the outbox
  * finish what it holds, close the client and the store.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError, createAnnotationsClient } from '../../src/client/index.js';
+import { loadOrCreateSecret } from '../../src/common/secret-file.js';
 import { createBridgeApp } from './app.js';
 import type { BridgeConfig } from './config.js';
 import { createBridgeLogger } from './logger.js';
@@ -145,10 +145,3 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 /** Reads a secret saved by an earlier run, or makes one and saves it readable by the owner only. */
-export function loadOrCreateSecret(file: string, bytes = 24): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const secret = randomBytes(bytes).toString('base64url');
-  mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { SERVICE_DEFAULTS, startService } from '../../service/server.js';
 import { BRIDGE_DEFAULTS, loadBridgeConfig, secretVariable } from '../../../webhook-server/src/config.js';
 import { createBridgeLogger } from '../../../webhook-server/src/logger.js';
-import { loadOrCreateSecret, startBridge, type RunningBridge } from '../../../webhook-server/src/server.js';
+import { startBridge, type RunningBridge } from '../../../webhook-server/src/server.js';
+import { loadOrCreateSecret } from '../../common/secret-file.js';
 import { SOURCE_NAMES } from '../../../webhook-server/src/sources/types.js';
 import { flagOrEnv, parseCommandArgs, parsePort } from '../args.js';
 import { forceExitAfter, untilStopSignal, type CliIo } from '../io.js';
@@ -65,7 +66,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   env.TIMEMARK_DATASETS ||= 'demo';
   for (const source of SOURCE_NAMES) {
     const variable = secretVariable(source);
-    env[variable] ||= loadOrCreateSecret(join(bridgeDir, 'webhook-secrets', source), 18);
+    env[variable] ||= loadOrCreateSecret(join(bridgeDir, 'webhook-secrets', source), { bytes: 18 });
   }
   let bridge: RunningBridge;
   try {

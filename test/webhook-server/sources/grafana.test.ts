@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { grafanaSource } from '../../../webhook-server/src/sources/grafana.js';
 import { MalformedPayloadError } from '../../../webhook-server/src/sources/types.js';
-import { BEARER_SECRET, bearerVerifyCases } from './bearer-cases.js';
+import { bearerVerifyCases } from './bearer-cases.js';
 import { fixtureBody, fixtureWebhook, hmacHex, modifiedBody, RECEIVED_AT, webhook } from './fixtures.js';
 import { onlyEvent } from './helpers.js';
 

@@ -12,7 +12,6 @@ import {
   type FailureUpdate,
   type IngestResult,
   type OutboxCounts,
-  type PreparedEvent,
 } from './types.js';
 
 export type Row = Record<string, unknown>;
