@@ -1,15 +1,4 @@
-/** Retry timing: full-jitter exponential backoff, and the service's own rate-limit hints. */
-
-export interface BackoffOptions {
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
-
-/** A random delay in [0, min(max, base·2^attempt)] — full jitter, so clients spread out. */
-export function backoffDelay(attempt: number, options: BackoffOptions, random: () => number = Math.random): number {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
-  return Math.round(random() * ceiling);
-}
+/** Retry timing the service asks for (rate-limit hints), and an abortable sleep. The backoff itself is src/common/backoff.ts. */
 
 /**
  * The delay a 429 or 503 asks for, from `Retry-After` (seconds or an HTTP date) or

@@ -1,4 +1,5 @@
-import { InputError } from './input-error.js';
+import { InputError } from './errors.js';
+import { previewJson } from './json-preview.js';
 
 /**
  * Reads a list of names written comma- or newline-separated (possibly given several times):
@@ -17,7 +18,7 @@ export function parseNameList(label: string, values: readonly string[]): string[
       .map((part) => part.trim());
     if (parts.some((part) => part === '')) {
       throw new InputError(
-        `Invalid ${label} ${JSON.stringify(value)}. Expected a comma- or newline-separated list of names with none empty, e.g. "production,staging".`,
+        `Invalid ${label} ${previewJson(value)}. Expected a comma- or newline-separated list of names with none empty, e.g. "production,staging".`,
       );
     }
     for (const part of parts) if (!names.includes(part)) names.push(part);

@@ -6,12 +6,12 @@
  * `now`, `now-5m`, Unix seconds or milliseconds.
  */
 
-import { InputError } from './input-error.js';
+import { InputError } from './errors.js';
+import { previewJson } from './json-preview.js';
 
 export class TimeParseError extends InputError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TimeParseError';
+    super(message, { code: 'invalid_time' });
   }
 }
 
@@ -39,11 +39,11 @@ const EXPECTED_ISO = 'an ISO 8601 / RFC 3339 timestamp such as 2024-05-01T12:00:
 const EXPECTED_ANY = `${EXPECTED_ISO}, Unix seconds or milliseconds, "now", or a relative time such as "now-5m"`;
 
 /**
- * Parses an ISO 8601 / RFC 3339 timestamp to epoch milliseconds. Accepts any offset and any
- * number of fractional digits (nanoseconds are truncated to milliseconds). A timestamp without
- * an offset, or a bare date, is read as UTC. Returns undefined when the text is not of that form.
+ * The parts of an ISO 8601 / RFC 3339 timestamp: the whole milliseconds of its second (offset
+ * applied; years 0–99 kept as they are) and its fraction digits; undefined when the text is not
+ * of that form. A timestamp without an offset, or a bare date, is read as UTC.
  */
-export function parseIsoTimestamp(text: string): number | undefined {
+function isoParts(text: string): { wholeMs: number; fraction: string } | undefined {
   const match = ISO_PATTERN.exec(text.trim());
   if (!match) return undefined;
   const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', offset = 'Z'] = match;
@@ -55,12 +55,27 @@ export function parseIsoTimestamp(text: string): number | undefined {
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 60) return undefined;
-  const millis = Number((fraction + '000').slice(0, 3));
   const date = new Date(0);
   // setUTCFullYear, unlike Date.UTC, keeps years 0–99 as they are (the Go zero time is year 1).
   date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, Math.min(second, 59), millis);
-  return date.getTime() - offsetMinutes(offset) * 60_000;
+  date.setUTCHours(hour, minute, Math.min(second, 59), 0);
+  return { wholeMs: date.getTime() - offsetMinutes(offset) * 60_000, fraction };
+}
+
+/**
+ * Parses an ISO 8601 / RFC 3339 timestamp to epoch milliseconds. Accepts any offset and any
+ * number of fractional digits (nanoseconds are truncated to milliseconds). Returns undefined
+ * when the text is not of that form.
+ */
+export function parseIsoTimestamp(text: string): number | undefined {
+  const parts = isoParts(text);
+  return parts && parts.wholeMs + Number((parts.fraction + '000').slice(0, 3));
+}
+
+/** The same grammar as parseIsoTimestamp, to epoch nanoseconds, exactly (digits past the ninth are dropped). */
+export function parseIsoTimestampNs(text: string): bigint | undefined {
+  const parts = isoParts(text);
+  return parts && BigInt(parts.wholeMs) * 1_000_000n + BigInt((parts.fraction + '000000000').slice(0, 9));
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -85,7 +100,7 @@ function offsetMinutes(offset: string): number {
 export function parseWireTime(field: string, text: string): number | undefined {
   const ms = parseIsoTimestamp(text);
   if (ms === undefined || !Number.isFinite(ms)) {
-    throw new TimeParseError(`Invalid ${field} ${JSON.stringify(text)}. Expected ${EXPECTED_ISO}.`);
+    throw new TimeParseError(`Invalid ${field} ${previewJson(text)}. Expected ${EXPECTED_ISO}.`);
   }
   return ms === ZERO_TIME_MS ? undefined : ms;
 }
@@ -109,7 +124,7 @@ export function parseTimeInput(label: string, text: string, now: number = Date.n
   }
   const iso = parseIsoTimestamp(trimmed);
   if (iso !== undefined && Number.isFinite(iso)) return iso;
-  throw new TimeParseError(`Invalid ${label} ${JSON.stringify(text)}. Expected ${EXPECTED_ANY}.`);
+  throw new TimeParseError(`Invalid ${label} ${previewJson(text)}. Expected ${EXPECTED_ANY}.`);
 }
 
 /** Formats epoch milliseconds as the wire answers: RFC 3339, UTC, millisecond precision. */

@@ -1,27 +1,23 @@
 /**
  * The bridge's configuration: environment variables, optionally a JSON or YAML file named by
  * --config, flags for where to listen. Read and validated once at start-up; every message names
- * the variable (or file key) at fault and says what was expected. Environment variables win over the file.
+ * the flag, variable or file key at fault and says what was expected. Flags win over variables,
+ * variables over the file. `timemark start` passes overrides (its own service, generated secrets)
+ * instead of writing an environment.
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { parseServiceUrl } from '../../src/client/index.js';
-import { InputError } from '../../src/common/input-error.js';
+import { checkType as checkAnnotationType } from '../../src/common/annotation-contract.js';
+import { ConfigError } from '../../src/common/errors.js';
+import { parseLogLevel, type LogLevel } from '../../src/common/logger.js';
+import { parseNameList } from '../../src/common/name-list.js';
+import { parsePort, readEnv, type PartConfig, type PartFlags } from '../../src/common/settings.js';
 import { DEFAULT_TYPES, type MappingConfig, type MappingRule, type MatchValue } from './mapping/mapping.js';
 import { DELIVERY_DEFAULTS, type DeliverySettings } from './outbox/worker.js';
 import { SOURCE_NAMES, type SourceName } from './sources/types.js';
 
-export class BridgeConfigError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BridgeConfigError';
-  }
-}
-
-export interface BridgeConfig {
-  port: number;
-  host: string;
-  dataDir: string;
+export interface BridgeConfig extends PartConfig {
   service: { url: string; token: string; orgId?: string };
   /** Absent: the embedded SQLite store in the data dir. */
   database?: { url: string; schema?: string };
@@ -39,6 +35,7 @@ export const BRIDGE_DEFAULTS = {
   host: '127.0.0.1',
   dataDir: '.timemark-bridge',
   bodyLimitBytes: 1024 * 1024,
+  logLevel: 'info',
 } as const;
 
 /** The environment variable holding a source's secrets, e.g. GITHUB_WEBHOOK_SECRET. */
@@ -46,11 +43,23 @@ export function secretVariable(source: SourceName): string {
   return `${source.toUpperCase()}_WEBHOOK_SECRET`;
 }
 
-export interface BridgeFlags {
-  port?: number;
-  host?: string;
-  dataDir?: string;
+export interface BridgeFlags extends PartFlags {
   configFile?: string;
+}
+
+/** What a caller that runs the bridge itself (`timemark start`) decides instead of the environment. */
+export interface BridgeOverrides {
+  /** The annotation service, in place of TIMEMARK_URL, TIMEMARK_TOKEN and TIMEMARK_ORG_ID. */
+  service?: BridgeConfig['service'];
+  /** Keep the state in the data dir even when DATABASE_URL is set. */
+  embeddedStore?: boolean;
+  /** Used where neither the environment nor the file sets a value. */
+  defaults?: {
+    datasets?: readonly string[];
+    /** A source's secret; called only for sources that have none configured, with the data dir. */
+    secret?: (source: SourceName, dataDir: string) => string;
+    logLevel?: LogLevel;
+  };
 }
 
 interface FileConfig {
@@ -69,80 +78,98 @@ interface FileConfig {
 }
 
 const FILE_KEYS = ['url', 'token', 'orgId', 'datasets', 'databaseUrl', 'databaseSchema', 'secrets', 'adminToken', 'maxOpenTime', 'types', 'rules', 'delivery'];
-const TYPE_PATTERN = /^[a-z0-9-]+$/;
 
-export function loadBridgeConfig(flags: BridgeFlags, env: NodeJS.ProcessEnv): BridgeConfig {
-  const file = flags.configFile === undefined ? {} : readConfigFile(flags.configFile);
-  const fileKey = (key: string): string => (flags.configFile === undefined ? '' : ` or "${key}" in ${flags.configFile}`);
+export function loadBridgeConfig(flags: BridgeFlags, env: NodeJS.ProcessEnv, overrides: BridgeOverrides = {}): BridgeConfig {
+  const configFile = flags.configFile ?? readEnv(env, 'TIMEMARK_BRIDGE_CONFIG');
+  const file = configFile === undefined ? {} : readConfigFile(configFile);
+  const fileKey = (key: string): string => (configFile === undefined ? '' : ` or "${key}" in ${configFile}`);
 
-  const url = fromEnv(env, 'TIMEMARK_URL') ?? optionalString(file.url, 'url', flags.configFile);
-  if (url === undefined) {
-    throw new BridgeConfigError(`TIMEMARK_URL is not set${fileKey('url')}. Expected the annotation service's address, e.g. https://api.axiom.co.`);
-  }
-  try {
-    parseServiceUrl(url);
-  } catch (error) {
-    throw new BridgeConfigError(`TIMEMARK_URL: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const token = fromEnv(env, 'TIMEMARK_TOKEN') ?? optionalString(file.token, 'token', flags.configFile);
-  if (token === undefined) {
-    throw new BridgeConfigError(`TIMEMARK_TOKEN is not set${fileKey('token')}. Expected an API token (xaat-…) or a personal token (xapt-…, with TIMEMARK_ORG_ID).`);
-  }
-  const orgId = fromEnv(env, 'TIMEMARK_ORG_ID') ?? optionalString(file.orgId, 'orgId', flags.configFile);
+  const service = overrides.service ?? readService(env, file, configFile, fileKey);
+  const dataDir = flags.dataDir ?? readEnv(env, 'TIMEMARK_BRIDGE_DATA_DIR') ?? BRIDGE_DEFAULTS.dataDir;
 
-  const datasetsText = fromEnv(env, 'TIMEMARK_DATASETS');
+  const datasetsText = readEnv(env, 'TIMEMARK_DATASETS');
   const datasets =
-    datasetsText !== undefined ? parseList('TIMEMARK_DATASETS', datasetsText) : optionalList(file.datasets, 'datasets', flags.configFile) ?? [];
-  const rules = parseRules(file.rules, flags.configFile);
+    datasetsText !== undefined
+      ? parseNameList('TIMEMARK_DATASETS', [datasetsText])
+      : (optionalList(file.datasets, 'datasets', configFile) ?? [...(overrides.defaults?.datasets ?? [])]);
+  const rules = parseRules(file.rules, configFile);
   if (datasets.length === 0 && !(rules.length > 0 && rules.every((rule) => rule.datasets !== undefined || rule.ignore))) {
-    throw new BridgeConfigError(
+    throw new ConfigError(
       `TIMEMARK_DATASETS is not set${fileKey('datasets')}. Expected a comma-separated list of datasets to annotate, e.g. "production-logs,traces".`,
     );
   }
 
   const secrets: Partial<Record<SourceName, string[]>> = {};
-  const fileSecrets = parseFileSecrets(file.secrets, flags.configFile);
+  const fileSecrets = parseFileSecrets(file.secrets, configFile);
   for (const source of SOURCE_NAMES) {
     const variable = secretVariable(source);
-    const text = fromEnv(env, variable);
-    const list = text !== undefined ? parseList(variable, text) : fileSecrets[source];
+    const text = readEnv(env, variable);
+    const list = text !== undefined ? parseNameList(variable, [text]) : fileSecrets[source];
     if (list && list.length > 0) secrets[source] = list;
+    else if (overrides.defaults?.secret) secrets[source] = [overrides.defaults.secret(source, dataDir)];
   }
   if (Object.keys(secrets).length === 0) {
-    throw new BridgeConfigError(
+    throw new ConfigError(
       `No source is on: set at least one of ${SOURCE_NAMES.map(secretVariable).join(', ')}${fileKey('secrets')}. Expected a secret (comma-separated for rotation) per source you connect.`,
     );
   }
 
-  const databaseUrl = fromEnv(env, 'DATABASE_URL') ?? optionalString(file.databaseUrl, 'databaseUrl', flags.configFile);
+  const databaseUrl = overrides.embeddedStore ? undefined : (readEnv(env, 'DATABASE_URL') ?? optionalString(file.databaseUrl, 'databaseUrl', configFile));
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new BridgeConfigError('DATABASE_URL is not a PostgreSQL URL. Expected postgres://user:password@host:5432/database, or unset it for the embedded SQLite store.');
+    throw new ConfigError('DATABASE_URL is not a PostgreSQL URL. Expected postgres://user:password@host:5432/database, or unset it for the embedded SQLite store.');
   }
-  const schema = fromEnv(env, 'TIMEMARK_BRIDGE_DATABASE_SCHEMA') ?? optionalString(file.databaseSchema, 'databaseSchema', flags.configFile);
+  const schema = readEnv(env, 'TIMEMARK_BRIDGE_DATABASE_SCHEMA') ?? optionalString(file.databaseSchema, 'databaseSchema', configFile);
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
-    throw new BridgeConfigError(`Invalid TIMEMARK_BRIDGE_DATABASE_SCHEMA ${JSON.stringify(schema)}. Expected lower-case letters, digits and underscores.`);
+    throw new ConfigError(`Invalid TIMEMARK_BRIDGE_DATABASE_SCHEMA ${JSON.stringify(schema)}. Expected lower-case letters, digits and underscores.`);
   }
 
-  const maxOpenText = fromEnv(env, 'TIMEMARK_BRIDGE_MAX_OPEN') ?? optionalString(file.maxOpenTime, 'maxOpenTime', flags.configFile);
+  const maxOpenText = readEnv(env, 'TIMEMARK_BRIDGE_MAX_OPEN') ?? optionalString(file.maxOpenTime, 'maxOpenTime', configFile);
   const maxOpenMs = maxOpenText === undefined ? DELIVERY_DEFAULTS.maxOpenMs : parseDuration('TIMEMARK_BRIDGE_MAX_OPEN', maxOpenText);
+  const portText = readEnv(env, 'TIMEMARK_BRIDGE_PORT');
+  const logLevelText = readEnv(env, 'TIMEMARK_BRIDGE_LOG_LEVEL');
 
   const config: BridgeConfig = {
-    port: flags.port ?? BRIDGE_DEFAULTS.port,
-    host: flags.host ?? BRIDGE_DEFAULTS.host,
-    dataDir: flags.dataDir ?? BRIDGE_DEFAULTS.dataDir,
-    service: { url, token, ...(orgId === undefined ? {} : { orgId }) },
+    port: flags.port ?? (portText === undefined ? BRIDGE_DEFAULTS.port : parsePort('TIMEMARK_BRIDGE_PORT', portText)),
+    host: flags.host ?? readEnv(env, 'TIMEMARK_BRIDGE_HOST') ?? BRIDGE_DEFAULTS.host,
+    dataDir,
+    dataDirOption: `${flags.dataDirFlag ?? '--data-dir'} / TIMEMARK_BRIDGE_DATA_DIR`,
+    service,
     secrets,
-    mapping: { datasets, types: parseTypes(file.types, flags.configFile), rules },
-    delivery: { ...DELIVERY_DEFAULTS, ...parseDelivery(file.delivery, flags.configFile), maxOpenMs },
+    mapping: { datasets, types: parseTypes(file.types, configFile), rules },
+    delivery: { ...DELIVERY_DEFAULTS, ...parseDelivery(file.delivery, configFile), maxOpenMs },
     bodyLimitBytes: BRIDGE_DEFAULTS.bodyLimitBytes,
+    logLevel:
+      logLevelText === undefined
+        ? (overrides.defaults?.logLevel ?? BRIDGE_DEFAULTS.logLevel)
+        : parseLogLevel('TIMEMARK_BRIDGE_LOG_LEVEL', logLevelText),
   };
   if (databaseUrl !== undefined) config.database = { url: databaseUrl, ...(schema === undefined ? {} : { schema }) };
-  const adminToken = fromEnv(env, 'TIMEMARK_BRIDGE_ADMIN_TOKEN') ?? optionalString(file.adminToken, 'adminToken', flags.configFile);
+  const adminToken = readEnv(env, 'TIMEMARK_BRIDGE_ADMIN_TOKEN') ?? optionalString(file.adminToken, 'adminToken', configFile);
   if (adminToken !== undefined) {
-    if (adminToken.length < 16) throw new BridgeConfigError('TIMEMARK_BRIDGE_ADMIN_TOKEN is too short. Expected at least 16 characters.');
+    const problem = adminTokenProblem(adminToken);
+    if (problem !== undefined) throw new ConfigError(`TIMEMARK_BRIDGE_ADMIN_TOKEN ${problem}.`);
     config.adminToken = adminToken;
   }
   return config;
+}
+
+/** What is wrong with an admin token (configured or read back from its file), or undefined. */
+export function adminTokenProblem(token: string): string | undefined {
+  return token.length < 16 ? 'is too short. Expected at least 16 characters' : undefined;
+}
+
+function readService(env: NodeJS.ProcessEnv, file: FileConfig, configFile: string | undefined, fileKey: (key: string) => string): BridgeConfig['service'] {
+  const url = readEnv(env, 'TIMEMARK_URL') ?? optionalString(file.url, 'url', configFile);
+  if (url === undefined) {
+    throw new ConfigError(`TIMEMARK_URL is not set${fileKey('url')}. Expected the annotation service's address, e.g. https://api.axiom.co.`);
+  }
+  parseServiceUrl(url, 'TIMEMARK_URL');
+  const token = readEnv(env, 'TIMEMARK_TOKEN') ?? optionalString(file.token, 'token', configFile);
+  if (token === undefined) {
+    throw new ConfigError(`TIMEMARK_TOKEN is not set${fileKey('token')}. Expected an API token (xaat-…) or a personal token (xapt-…, with TIMEMARK_ORG_ID).`);
+  }
+  const orgId = readEnv(env, 'TIMEMARK_ORG_ID') ?? optionalString(file.orgId, 'orgId', configFile);
+  return { url, token, ...(orgId === undefined ? {} : { orgId }) };
 }
 
 function readConfigFile(path: string): FileConfig {
@@ -150,61 +177,48 @@ function readConfigFile(path: string): FileConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new BridgeConfigError(`Cannot read the config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}. Expected a readable JSON or YAML file.`);
+    throw new ConfigError(`Cannot read the config file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}. Expected a readable JSON or YAML file.`);
   }
   let parsed: unknown;
   try {
     // YAML 1.2 is a superset of JSON, so one parser reads both.
     parsed = parseYaml(text);
   } catch (error) {
-    throw new BridgeConfigError(`The config file ${path} is neither JSON nor YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new ConfigError(`The config file ${path} is neither JSON nor YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new BridgeConfigError(`The config file ${path} must hold an object (keys such as "datasets" and "rules").`);
+    throw new ConfigError(`The config file ${path} must hold an object (keys such as "datasets" and "rules").`);
   }
   const unknown = Object.keys(parsed).filter((key) => !FILE_KEYS.includes(key));
   if (unknown.length > 0) {
-    throw new BridgeConfigError(`Unknown key ${JSON.stringify(unknown[0])} in the config file ${path}. Expected any of: ${FILE_KEYS.join(', ')}.`);
+    throw new ConfigError(`Unknown key ${JSON.stringify(unknown[0])} in the config file ${path}. Expected any of: ${FILE_KEYS.join(', ')}.`);
   }
   return parsed as FileConfig;
 }
 
-function fromEnv(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
-}
-
 function optionalString(value: unknown, key: string, file: string | undefined): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.trim() === '') throw new BridgeConfigError(`"${key}" in ${file} must be a non-empty string.`);
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`"${key}" in ${file} must be a non-empty string.`);
   return value.trim();
-}
-
-function parseList(label: string, text: string): string[] {
-  const items = text.split(',').map((item) => item.trim());
-  if (items.some((item) => item === '')) {
-    throw new BridgeConfigError(`Invalid ${label}: it has an empty entry. Expected a comma-separated list with none empty.`);
-  }
-  return items;
 }
 
 function optionalList(value: unknown, key: string, file: string | undefined): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return parseList(`"${key}" in ${file}`, value);
+  if (typeof value === 'string') return parseNameList(`"${key}" in ${file}`, [value]);
   if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.trim() !== '')) {
     return value.map((item: string) => item.trim());
   }
-  throw new BridgeConfigError(`"${key}" in ${file} must be a non-empty list of non-empty strings.`);
+  throw new ConfigError(`"${key}" in ${file} must be a non-empty list of non-empty strings.`);
 }
 
 function parseFileSecrets(value: unknown, file: string | undefined): Partial<Record<SourceName, string[]>> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new BridgeConfigError(`"secrets" in ${file} must map source names to secrets.`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`"secrets" in ${file} must map source names to secrets.`);
   const result: Partial<Record<SourceName, string[]>> = {};
   for (const [source, secrets] of Object.entries(value)) {
     if (!(SOURCE_NAMES as readonly string[]).includes(source)) {
-      throw new BridgeConfigError(`Unknown source ${JSON.stringify(source)} in "secrets" in ${file}. Expected one of: ${SOURCE_NAMES.join(', ')}.`);
+      throw new ConfigError(`Unknown source ${JSON.stringify(source)} in "secrets" in ${file}. Expected one of: ${SOURCE_NAMES.join(', ')}.`);
     }
     const list = optionalList(secrets, `secrets.${source}`, file);
     if (list) result[source as SourceName] = list;
@@ -214,11 +228,11 @@ function parseFileSecrets(value: unknown, file: string | undefined): Partial<Rec
 
 function parseTypes(value: unknown, file: string | undefined): MappingConfig['types'] {
   if (value === undefined || value === null) return DEFAULT_TYPES;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new BridgeConfigError(`"types" in ${file} must map "deploy" and "incident" to annotation types.`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`"types" in ${file} must map "deploy" and "incident" to annotation types.`);
   const types = { ...DEFAULT_TYPES };
   for (const [category, type] of Object.entries(value)) {
     if (category !== 'deploy' && category !== 'incident') {
-      throw new BridgeConfigError(`Unknown category ${JSON.stringify(category)} in "types" in ${file}. Expected "deploy" or "incident".`);
+      throw new ConfigError(`Unknown category ${JSON.stringify(category)} in "types" in ${file}. Expected "deploy" or "incident".`);
     }
     types[category] = checkType(type, `types.${category}`, file);
   }
@@ -226,45 +240,45 @@ function parseTypes(value: unknown, file: string | undefined): MappingConfig['ty
 }
 
 function checkType(value: unknown, key: string, file: string | undefined): string {
-  if (typeof value !== 'string' || !TYPE_PATTERN.test(value) || value.length > 256) {
-    throw new BridgeConfigError(`Invalid "${key}" ${JSON.stringify(value)} in ${file}. Expected an annotation type of lower-case letters, digits and dashes, e.g. "deploy".`);
+  if (typeof value !== 'string') {
+    throw new ConfigError(`Invalid "${key}" ${JSON.stringify(value)} in ${file}. Expected an annotation type of lowercase letters, digits and dashes, e.g. "deploy".`);
   }
-  return value;
+  return checkAnnotationType(`"${key}" in ${file}`, value);
 }
 
 const RULE_KEYS = ['match', 'datasets', 'type', 'title', 'ignore'];
 
 function parseRules(value: unknown, file: string | undefined): MappingRule[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new BridgeConfigError(`"rules" in ${file} must be a list of rules.`);
+  if (!Array.isArray(value)) throw new ConfigError(`"rules" in ${file} must be a list of rules.`);
   return value.map((raw: unknown, index): MappingRule => {
     const at = `rules[${index}]`;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BridgeConfigError(`${at} in ${file} must be an object with "match".`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${at} in ${file} must be an object with "match".`);
     const record = raw as Record<string, unknown>;
     const unknown = Object.keys(record).find((key) => !RULE_KEYS.includes(key));
     if (unknown !== undefined) {
-      throw new BridgeConfigError(`Unknown key ${JSON.stringify(unknown)} in ${at} in ${file}. Expected any of: ${RULE_KEYS.join(', ')}.`);
+      throw new ConfigError(`Unknown key ${JSON.stringify(unknown)} in ${at} in ${file}. Expected any of: ${RULE_KEYS.join(', ')}.`);
     }
     const match: Record<string, MatchValue> = {};
     if (typeof record.match !== 'object' || record.match === null || Array.isArray(record.match)) {
-      throw new BridgeConfigError(`${at}.match in ${file} must be an object such as {source: github, environment: production}.`);
+      throw new ConfigError(`${at}.match in ${file} must be an object such as {source: github, environment: production}.`);
     }
     for (const [key, expected] of Object.entries(record.match)) {
       if (typeof expected === 'string') match[key] = expected;
       else if (Array.isArray(expected) && expected.every((item) => typeof item === 'string')) match[key] = expected as string[];
       else if (typeof expected === 'number' || typeof expected === 'boolean') match[key] = String(expected);
-      else throw new BridgeConfigError(`${at}.match.${key} in ${file} must be a string (with * wildcards) or a list of them.`);
+      else throw new ConfigError(`${at}.match.${key} in ${file} must be a string (with * wildcards) or a list of them.`);
     }
     const rule: MappingRule = { match };
     const datasets = optionalList(record.datasets, `${at}.datasets`, file);
     if (datasets) rule.datasets = datasets;
     if (record.type !== undefined) rule.type = checkType(record.type, `${at}.type`, file);
     if (record.title !== undefined) {
-      if (typeof record.title !== 'string') throw new BridgeConfigError(`${at}.title in ${file} must be a string template such as "{{repository}} to {{environment}}".`);
+      if (typeof record.title !== 'string') throw new ConfigError(`${at}.title in ${file} must be a string template such as "{{repository}} to {{environment}}".`);
       rule.title = record.title;
     }
     if (record.ignore !== undefined) {
-      if (typeof record.ignore !== 'boolean') throw new BridgeConfigError(`${at}.ignore in ${file} must be true or false.`);
+      if (typeof record.ignore !== 'boolean') throw new ConfigError(`${at}.ignore in ${file} must be true or false.`);
       rule.ignore = record.ignore;
     }
     return rule;
@@ -275,14 +289,14 @@ const DELIVERY_KEYS: Array<keyof DeliverySettings> = ['concurrency', 'maxAttempt
 
 function parseDelivery(value: unknown, file: string | undefined): Partial<DeliverySettings> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new BridgeConfigError(`"delivery" in ${file} must be an object.`);
+  if (typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(`"delivery" in ${file} must be an object.`);
   const result: Partial<DeliverySettings> = {};
   for (const [key, setting] of Object.entries(value)) {
     if (!(DELIVERY_KEYS as string[]).includes(key)) {
-      throw new BridgeConfigError(`Unknown key ${JSON.stringify(key)} in "delivery" in ${file}. Expected any of: ${DELIVERY_KEYS.join(', ')}.`);
+      throw new ConfigError(`Unknown key ${JSON.stringify(key)} in "delivery" in ${file}. Expected any of: ${DELIVERY_KEYS.join(', ')}.`);
     }
     if (typeof setting !== 'number' || !Number.isInteger(setting) || setting <= 0) {
-      throw new BridgeConfigError(`"delivery.${key}" in ${file} must be a whole number above 0.`);
+      throw new ConfigError(`"delivery.${key}" in ${file} must be a whole number above 0.`);
     }
     result[key as keyof DeliverySettings] = setting;
   }
@@ -294,6 +308,6 @@ const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_0
 export function parseDuration(label: string, text: string): number {
   const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
   const amount = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
-  if (!match || amount <= 0) throw new BridgeConfigError(`Invalid ${label} ${JSON.stringify(text)}. Expected a duration such as "90m", "24h" or "2d".`);
+  if (!match || amount <= 0) throw new ConfigError(`Invalid ${label} ${JSON.stringify(text)}. Expected a duration such as "90m", "24h" or "2d".`);
   return amount;
 }

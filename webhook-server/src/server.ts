@@ -1,18 +1,18 @@
 /**
- * Starts the bridge from a validated configuration: opens the store, starts the outbox worker,
- * listens. close() shuts down in order: stop accepting, finish in-flight requests, let the outbox
- * finish what it holds, close the client and the store.
+ * Starts the bridge from a validated configuration: prepares the data dir, opens the store,
+ * starts the outbox worker, listens. close() shuts down in order: stop accepting, finish
+ * in-flight requests, let the outbox finish what it holds, close the client and the store.
  */
-import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError, createAnnotationsClient } from '../../src/client/index.js';
+import { prepareDataDir } from '../../src/common/data-dir.js';
+import { listenHttp, type HttpListener } from '../../src/common/http/listen.js';
+import { createLogger } from '../../src/common/logger.js';
+import { redactUrl } from '../../src/common/redact-url.js';
 import { loadOrCreateSecret } from '../../src/common/secret-file.js';
 import { createBridgeApp } from './app.js';
-import type { BridgeConfig } from './config.js';
-import { createBridgeLogger } from './logger.js';
+import { adminTokenProblem, type BridgeConfig } from './config.js';
 import { createBridgeMetrics } from './ops/metrics.js';
 import { createOutboxWorker } from './outbox/worker.js';
 import { SOURCES } from './sources/index.js';
@@ -35,13 +35,16 @@ export interface StartOptions {
   logger?: Logger;
   /** Defaults to every source of this build. */
   sources?: Partial<Record<SourceName, WebhookSource>>;
+  /** How the user sets the port, for the "already in use" message (`--bridge-port` in `timemark start`). */
+  portOption?: string;
 }
 
 export async function startBridge(config: BridgeConfig, options: StartOptions = {}): Promise<RunningBridge> {
-  const logger = options.logger ?? createBridgeLogger();
-  mkdirSync(config.dataDir, { recursive: true });
+  const logger = options.logger ?? createLogger({ name: 'timemark-bridge', level: config.logLevel });
+  prepareDataDir(config.dataDir, config.dataDirOption);
   const adminTokenFile = config.adminToken === undefined ? join(config.dataDir, 'admin-token') : undefined;
-  const adminToken = config.adminToken ?? loadOrCreateSecret(adminTokenFile as string);
+  const adminToken =
+    config.adminToken ?? loadOrCreateSecret(adminTokenFile as string, { what: 'admin token', problem: adminTokenProblem });
 
   const store = config.database
     ? await openPostgresStore({ connectionString: config.database.url, ...(config.database.schema ? { schema: config.database.schema } : {}) })
@@ -58,11 +61,7 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
     timeoutMs: Math.min(10_000, Math.floor(config.delivery.leaseMs / 3)),
     userAgent: 'timemark-bridge',
   });
-  const metrics = createBridgeMetrics();
-  metrics.registry.gauge('timemark_bridge_outbox_depth', 'Episodes by outbox status: pending (not yet applied), dead (given up), synced.', async () => {
-    const counts = await store.counts();
-    return Object.entries(counts).map(([status, value]) => ({ labels: { status }, value }));
-  });
+  const metrics = createBridgeMetrics({ outboxCounts: () => store.counts() });
   const worker = createOutboxWorker({ store, client, logger: logger.child({ component: 'outbox' }), metrics, settings: config.delivery });
 
   const app = createBridgeApp({
@@ -85,63 +84,31 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
       }
     },
   });
-  let closing: Promise<void> | undefined;
-  const server = createServer((req, res) => {
-    // Once stopping, answer what arrives on open keep-alive connections and close them after:
-    // a sender that keeps its connection busy must not hold the shutdown open.
-    if (closing) res.setHeader('Connection', 'close');
-    app(req, res);
-  });
-  server.keepAliveTimeout = 65_000;
+  let listener: HttpListener;
   try {
-    await listen(server, config.port, config.host);
+    // Idle connections stay open longer than a load balancer's idle timeout (often 60 s) would keep them.
+    listener = await listenHttp(app, {
+      port: config.port,
+      host: config.host,
+      keepAliveTimeoutMs: 65_000,
+      ...(options.portOption ? { portOption: options.portOption } : {}),
+      // Once requests are answered (or, after the drain, cut off unacknowledged), the outbox finishes what it holds.
+      afterClose: async () => {
+        await worker.stop();
+        await client.close();
+        await store.close();
+      },
+    });
   } catch (error) {
     await store.close();
     await client.close();
     throw error;
   }
   worker.start();
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info(
-    { port, store: store.kind, sources: Object.keys(config.secrets), datasets: config.mapping.datasets },
+    { url: listener.url, store: store.kind, service: redactUrl(config.service.url), sources: Object.keys(config.secrets), datasets: config.mapping.datasets },
     'bridge listening',
   );
 
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    adminToken,
-    adminTokenFile,
-    store,
-    close: () => {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests still running after this long lose their connection (their deliveries are not acknowledged).
-          setTimeout(() => server.closeAllConnections(), 10_000).unref();
-        });
-        await worker.stop();
-        await client.close();
-        await store.close();
-      })();
-      return closing;
-    },
-  };
+  return { url: listener.url, port: listener.port, adminToken, adminTokenFile, store, close: listener.close };
 }
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} on ${host} is already in use. Pass another --port, or --port 0 for any free one.`) : error);
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-}
-
-/** Reads a secret saved by an earlier run, or makes one and saves it readable by the owner only. */

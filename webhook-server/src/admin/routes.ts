@@ -1,8 +1,10 @@
 /** Operator routes: the dead letters and the outbox, behind a bearer admin token. */
 import express, { type RequestHandler, type Router } from 'express';
+import { AuthenticationError, NotFoundError } from '../../../src/common/errors.js';
+import { parseBearer } from '../../../src/common/http/bearer.js';
+import { replyJson } from '../../../src/common/http/error-reply.js';
 import { createTokenMatcher } from '../../../src/common/token-matcher.js';
 import type { BridgeStore, EpisodeRow } from '../store/types.js';
-import { reply } from '../transport/replies.js';
 
 export function createAdminRoutes(deps: { store: BridgeStore; adminToken: string; onRetry: () => void; now: () => number }): Router {
   const router = express.Router();
@@ -20,11 +22,10 @@ export function createAdminRoutes(deps: { store: BridgeStore; adminToken: string
   router.post('/admin/dead-letters/:id/retry', async (req, res) => {
     const id = Number(req.params.id);
     if (!Number.isSafeInteger(id) || !(await deps.store.retryDeadLetter(id, deps.now()))) {
-      reply(res, 404, `Dead letter ${JSON.stringify(req.params.id)} not found. GET /admin/dead-letters lists them.`);
-      return;
+      throw new NotFoundError(`Dead letter ${JSON.stringify(req.params.id)} not found. GET /admin/dead-letters lists them.`);
     }
     deps.onRetry();
-    reply(res, 200, `Dead letter ${id} is queued again.`, { id });
+    replyJson(res, 200, `Dead letter ${id} is queued again.`, { id });
   });
   return router;
 }
@@ -49,11 +50,10 @@ export function describeEpisode(episode: EpisodeRow): Record<string, unknown> {
 
 function requireToken(token: string): RequestHandler {
   const matchToken = createTokenMatcher([token]);
-  return (req, res, next) => {
-    const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    if (!match?.[1] || matchToken(match[1].trim()) === -1) {
-      reply(res, 401, 'The admin routes need Authorization: Bearer <admin token> (TIMEMARK_BRIDGE_ADMIN_TOKEN).', {}, { 'WWW-Authenticate': 'Bearer' });
-      return;
+  return (req, _res, next) => {
+    const presented = parseBearer(req.get('authorization'));
+    if (presented === undefined || matchToken(presented) === -1) {
+      throw new AuthenticationError('The admin routes need Authorization: Bearer <admin token> (TIMEMARK_BRIDGE_ADMIN_TOKEN).', { challenge: 'Bearer' });
     }
     next();
   };

@@ -7,8 +7,9 @@
  * The rules are written to give the same state whatever order the events of one episode arrive in.
  */
 import { createHash } from 'node:crypto';
-import type { BridgeEvent, Outcome, SourceName } from '../sources/types.js';
+import { ANNOTATION_LIMITS, type NewAnnotation } from '../../../src/common/annotation-contract.js';
 import type { MappedTarget } from '../mapping/mapping.js';
+import type { BridgeEvent, Outcome, SourceName } from '../sources/types.js';
 
 /** A value and the sender's time of the event that set it: the most recent event wins, whatever the arrival order. */
 export interface Stamped<T> {
@@ -145,19 +146,8 @@ export function openSince(state: EpisodeState): number | null {
   return state.endedAt === undefined ? (state.startedAt ?? null) : null;
 }
 
-export const TITLE_LIMIT = 256;
-export const DESCRIPTION_LIMIT = 512;
-export const URL_LIMIT = 512;
-
-export interface RenderedAnnotation {
-  datasets: string[];
-  type: string;
-  time: string;
-  endTime?: string;
-  title: string;
-  description: string;
-  url?: string;
-}
+/** What the outbox sends: a create body whose `time`, `title` and `description` are always set. */
+export type RenderedAnnotation = NewAnnotation & Required<Pick<NewAnnotation, 'time' | 'title' | 'description'>>;
 
 /**
  * A stable mark written into every annotation the bridge creates, so that after a crash between
@@ -178,18 +168,18 @@ export function renderAnnotation(state: EpisodeState, marker: string): RenderedA
   }
   const tail = [...notes, marker].join('\n');
   const body = state.description?.value ?? '';
-  const room = DESCRIPTION_LIMIT - tail.length - 1;
+  const room = ANNOTATION_LIMITS.description - tail.length - 1;
   const description = body ? `${clip(body, room)}\n${tail}` : tail;
   const rendered: RenderedAnnotation = {
     datasets: state.datasets.value,
     type: state.type.value,
     time: new Date(start).toISOString(),
-    title: clip(state.title.value || state.type.value, TITLE_LIMIT),
+    title: clip(state.title.value || state.type.value, ANNOTATION_LIMITS.title),
     description,
   };
   // A sender's clocks may disagree by a little; the service refuses an end before the start.
   if (state.endedAt !== undefined) rendered.endTime = new Date(Math.max(state.endedAt, start)).toISOString();
-  if (state.url && state.url.value.length <= URL_LIMIT) rendered.url = state.url.value;
+  if (state.url && state.url.value.length <= ANNOTATION_LIMITS.url) rendered.url = state.url.value;
   return rendered;
 }
 

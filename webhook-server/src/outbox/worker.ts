@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ApiError, type AnnotationsClient } from '../../../src/client/index.js';
+import { backoffDelay } from '../../../src/common/backoff.js';
 import { episodeMarker, renderAnnotation, type RenderedAnnotation } from '../correlation/episode.js';
 import type { BridgeMetrics } from '../ops/metrics.js';
 import type { BridgeStore, EpisodeRow } from '../store/types.js';
@@ -13,7 +14,10 @@ import type { BridgeStore, EpisodeRow } from '../store/types.js';
 export interface DeliverySettings {
   /** Episodes worked on at once by this process. */
   concurrency: number;
-  /** How long a claimed episode stays reserved; must be well above the client's timeout. */
+  /**
+   * How long one apply may take: the service call's time limit is a third of it (at most 10 s).
+   * A claim itself never expires: it lasts as long as the process, or its database session, that holds it.
+   */
   leaseMs: number;
   /** How often an idle worker looks for due work another replica recorded, or a backoff that expired. */
   pollMs: number;
@@ -69,7 +73,12 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
-  function idle(ms: number): Promise<void> {
+  /** Counts wake() calls, so that a wake that comes while a loop is still claiming is not lost. */
+  let wakes = 0;
+
+  /** Waits for `ms` or a wake, unless a wake came since `seen`: then the work it announced is looked at now. */
+  function idle(ms: number, seen: number): Promise<void> {
+    if (wakes !== seen) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {
@@ -82,21 +91,23 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   }
 
   function wake(): void {
+    wakes++;
     for (const waiter of [...waiters]) waiter();
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
+      const seen = wakes;
       let episode: EpisodeRow | undefined;
       try {
-        episode = await store.claim(owner, now(), settings.leaseMs);
+        episode = await store.claim(owner, now());
       } catch (error) {
         logger.error({ err: error }, 'cannot claim work from the store; retrying');
-        await idle(settings.pollMs);
+        await idle(settings.pollMs, seen);
         continue;
       }
       if (!episode) {
-        await idle(settings.pollMs);
+        await idle(settings.pollMs, seen);
         continue;
       }
       await settle(episode);
@@ -109,20 +120,19 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       const annotationId = await apply(episode);
       await store.complete(episode.id, owner, annotationId, episode.version, now());
       metrics.applied.inc({ source: episode.source });
-      metrics.applyLatency.observe(Math.max(0, now() - episode.changedAt) / 1000, { source: episode.source });
+      metrics.applyLatency.observe({ source: episode.source }, Math.max(0, now() - episode.changedAt) / 1000);
       log.info({ annotationId, version: episode.version }, 'annotation up to date');
     } catch (error) {
       metrics.applyFailures.inc({ source: episode.source });
       const attempts = episode.attempts + 1;
       const permanent = error instanceof ApiError && error.status !== undefined && PERMANENT_STATUSES.has(error.status);
       const dead = permanent || attempts >= settings.maxAttempts;
-      const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** episode.attempts);
-      const delay = Math.round(ceiling / 2 + (random() * ceiling) / 2);
+      const delay = backoffDelay(episode.attempts, settings, random);
       const message = error instanceof Error ? error.message : String(error);
       try {
         await store.fail(episode.id, owner, { error: message, nextAttemptAt: now() + delay, dead });
       } catch (storeError) {
-        // The lease expires by itself, so the episode is retried later anyway.
+        // The claim is given back all the same, so the episode is retried later anyway.
         log.error({ err: storeError }, 'cannot record a failed apply');
       }
       if (dead) {

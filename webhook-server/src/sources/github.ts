@@ -1,12 +1,13 @@
 /**
- * GitHub `deployment`, `deployment_status` and (optionally) `workflow_run` webhooks.
+ * GitHub `deployment`, `deployment_status` and (optionally) `workflow_run` webhooks, from
+ * github.com, GitHub Enterprise Server and GHE.com alike.
  *
  * Authenticity: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>`, checked by
- * @octokit/webhooks. Dedupe: `X-GitHub-Delivery`, which a manual redelivery keeps.
- * Correlation: repository + deployment id (or workflow run id + attempt).
+ * @octokit/webhooks-methods. Dedupe: `X-GitHub-Delivery`, which a manual redelivery keeps.
+ * Correlation: host + repository + deployment id (or workflow run id + attempt).
  */
 
-import { Webhooks } from '@octokit/webhooks';
+import { verify as verifySignature } from '@octokit/webhooks-methods';
 import { buildContext, firstPresent, shortSha } from './context.js';
 import { decodeUtf8, JsonReader } from './json.js';
 import { parseRfc3339 } from './times.js';
@@ -16,39 +17,19 @@ import { header, noSecretConfigured, rejected, usableSecrets, VERIFIED } from '.
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
 
-/**
- * One Webhooks instance per secret, built once per secrets list. `Webhooks#verify` checks only
- * the instance's primary `secret` (its `additionalSecrets` are used by `verifyAndReceive` alone,
- * which also dispatches events), so rotation is done here by asking each instance in turn.
- */
-const verifiersBySecrets = new Map<string, Webhooks[]>();
-const MAX_CACHED_SECRET_LISTS = 16;
-
-function verifiersFor(secrets: readonly string[]): Webhooks[] {
-  const cacheKey = JSON.stringify(secrets);
-  let verifiers = verifiersBySecrets.get(cacheKey);
-  if (verifiers === undefined) {
-    verifiers = secrets.map((secret) => new Webhooks({ secret }));
-    // Secrets only change on a restart or a config reload; the cap keeps a misuse from growing the map.
-    if (verifiersBySecrets.size >= MAX_CACHED_SECRET_LISTS) verifiersBySecrets.clear();
-    verifiersBySecrets.set(cacheKey, verifiers);
-  }
-  return verifiers;
-}
-
 async function verify(webhook: IncomingWebhook, secrets: readonly string[]): Promise<VerifyResult> {
   const usable = usableSecrets(secrets);
   if (usable.length === 0) return noSecretConfigured('github');
   const signature = header(webhook, SIGNATURE_HEADER);
   if (signature === undefined) return rejected('Missing X-Hub-Signature-256 header.');
-  // @octokit/webhooks signs the UTF-8 encoding of a string. A strict decode makes that encoding
-  // the exact bytes received: a body that is not UTF-8 could otherwise be verified as other bytes.
+  // @octokit/webhooks-methods signs the UTF-8 encoding of a string. A strict decode makes that
+  // encoding the exact bytes received: a body that is not UTF-8 could otherwise be verified as other bytes.
   const payload = decodeUtf8(webhook.rawBody);
   if (payload === undefined || payload === '') return rejected('X-Hub-Signature-256 does not match the body.');
   let matched = false;
-  for (const verifier of verifiersFor(usable)) {
+  for (const secret of usable) {
     // Every secret is tried, so the time taken does not tell which one matched.
-    const result = await verifier.verify(payload, signature).catch(() => false);
+    const result = await verifySignature(secret, payload, signature);
     matched = result || matched;
   }
   return matched ? VERIFIED : rejected('X-Hub-Signature-256 does not match the body under any configured secret.');
@@ -73,9 +54,40 @@ function parse(webhook: IncomingWebhook): ParseResult {
   }
 }
 
+/**
+ * Where a repository lives. GitHub Enterprise Server instances and github.com number their
+ * deployments and workflow runs independently and can hold repositories of the same name, so
+ * two hosts feeding one bridge must never share a key.
+ */
+interface Repository {
+  fullName: string;
+  url: string;
+  /** Lower-case host of the repository's web address: github.com, a GHES host, <name>.ghe.com. */
+  host: string;
+  /**
+   * The repository as it appears in keys: `owner/name` on github.com (the keys that bridges
+   * recorded before hosts were told apart stay valid), `host/owner/name` elsewhere. A full name
+   * has exactly one slash, so the two forms cannot collide.
+   */
+  key: string;
+}
+
+/** Read from the signed body, not from a header such as X-GitHub-Enterprise-Host that a proxy may drop. */
+function readRepository(body: JsonReader): Repository {
+  const repository = body.object('repository');
+  const fullName = repository.string('full_name');
+  const url = repository.string('html_url');
+  const host = URL.canParse(url) ? new URL(url).host.toLowerCase() : '';
+  if (host === '') {
+    throw new MalformedPayloadError(
+      `Field "repository.html_url" is ${JSON.stringify(url)}. Expected the repository's web address, e.g. "https://github.com/${fullName}".`,
+    );
+  }
+  return { fullName, url, host, key: host === 'github.com' ? fullName : `${host}/${fullName}` };
+}
+
 interface Deployment {
-  repository: string;
-  repositoryUrl: string;
+  repository: Repository;
   id: string;
   sha: string;
   ref: string;
@@ -87,11 +99,10 @@ interface Deployment {
 }
 
 function readDeployment(body: JsonReader): Deployment {
-  const repository = body.object('repository');
+  const repository = readRepository(body);
   const deployment = body.object('deployment');
   return {
-    repository: repository.string('full_name'),
-    repositoryUrl: repository.string('html_url'),
+    repository,
     id: deployment.id('id'),
     sha: deployment.string('sha'),
     ref: deployment.string('ref'),
@@ -116,13 +127,18 @@ function dedupeKey(delivery: string | undefined, event: string, qualifier: strin
     : `github:delivery:${delivery}:${event}:${qualifier}`;
 }
 
+function deploymentKey(d: Deployment): string {
+  return `github:${d.repository.key}:deployment:${d.id}`;
+}
+
 function deploymentTitle(d: Deployment, environment: string): string {
-  return `Deploy ${d.repository} to ${environment} (${shortSha(d.sha)})`;
+  return `Deploy ${d.repository.fullName} to ${environment} (${shortSha(d.sha)})`;
 }
 
 function deploymentContext(d: Deployment, environment: string, extra: Record<string, string | undefined>) {
   return buildContext({
-    repository: d.repository,
+    repository: d.repository.fullName,
+    host: d.repository.host,
     environment,
     ref: d.ref,
     sha: d.sha,
@@ -139,15 +155,15 @@ function parseDeployment(body: JsonReader, delivery: string | undefined): ParseR
   const d = readDeployment(body);
   const event: BridgeEvent = {
     source: 'github',
-    dedupeKey: dedupeKey(delivery, 'deployment', action, `${d.repository}:${d.id}`),
-    correlationKey: `github:${d.repository}:deployment:${d.id}`,
+    dedupeKey: dedupeKey(delivery, 'deployment', action, `${d.repository.key}:${d.id}`),
+    correlationKey: deploymentKey(d),
     phase: 'start',
     occurredAt: d.createdAt,
     startedAt: d.createdAt,
     category: 'deploy',
     title: deploymentTitle(d, d.environment),
     ...(d.description === undefined ? {} : { description: d.description }),
-    url: d.repositoryUrl,
+    url: d.repository.url,
     context: deploymentContext(d, d.environment, { event: 'deployment' }),
   };
   return { kind: 'events', events: [event] };
@@ -176,12 +192,12 @@ function parseDeploymentStatus(body: JsonReader, delivery: string | undefined): 
     status.optionalString('log_url'),
     status.optionalString('environment_url'),
     status.optionalString('target_url'),
-    d.repositoryUrl,
+    d.repository.url,
   );
   const event: BridgeEvent = {
     source: 'github',
-    dedupeKey: dedupeKey(delivery, 'deployment_status', state, `${d.repository}:${statusId}`),
-    correlationKey: `github:${d.repository}:deployment:${d.id}`,
+    dedupeKey: dedupeKey(delivery, 'deployment_status', state, `${d.repository.key}:${statusId}`),
+    correlationKey: deploymentKey(d),
     phase: mapped.phase,
     ...(mapped.phase === 'finish' ? { outcome: mapped.outcome } : {}),
     occurredAt: parseRfc3339('deployment_status.created_at', status.string('created_at')),
@@ -214,7 +230,7 @@ function parseWorkflowRun(body: JsonReader, delivery: string | undefined): Parse
   if (action !== 'requested' && action !== 'in_progress' && action !== 'completed') {
     return { kind: 'ignored', reason: `workflow_run action "${action}" changes nothing.` };
   }
-  const repository = body.object('repository').string('full_name');
+  const repository = readRepository(body);
   const run = body.object('workflow_run');
   const id = run.id('id');
   // A re-run keeps the run id and increments run_attempt: each attempt is its own span.
@@ -232,25 +248,27 @@ function parseWorkflowRun(body: JsonReader, delivery: string | undefined): Parse
   let conclusion: string | undefined;
   if (action === 'completed') {
     phase = 'finish';
-    conclusion = run.string('conclusion');
-    outcome = CONCLUSIONS[conclusion] ?? 'failure';
+    // GitHub documents completed runs whose conclusion is null: the run is over, its verdict unknown.
+    conclusion = run.optionalString('conclusion');
+    outcome = conclusion === undefined ? 'unknown' : (CONCLUSIONS[conclusion] ?? 'failure');
   }
   const occurredAt =
     action === 'requested' ? startedAt : parseRfc3339('workflow_run.updated_at', run.string('updated_at'));
   const event: BridgeEvent = {
     source: 'github',
-    dedupeKey: dedupeKey(delivery, 'workflow_run', action, `${repository}:${id}:${attempt}`),
-    correlationKey: `github:${repository}:workflow_run:${id}:${attempt}`,
+    dedupeKey: dedupeKey(delivery, 'workflow_run', action, `${repository.key}:${id}:${attempt}`),
+    correlationKey: `github:${repository.key}:workflow_run:${id}:${attempt}`,
     phase,
     ...(outcome === undefined ? {} : { outcome }),
     occurredAt,
     startedAt,
     category: 'deploy',
-    title: `Workflow ${name}${runNumber === undefined ? '' : ` #${runNumber}`} on ${repository}${branch === undefined ? '' : ` (${branch})`}`,
+    title: `Workflow ${name}${runNumber === undefined ? '' : ` #${runNumber}`} on ${repository.fullName}${branch === undefined ? '' : ` (${branch})`}`,
     description: run.optionalString('display_title') ?? `${name} at ${shortSha(sha)}`,
     url: run.string('html_url'),
     context: buildContext({
-      repository,
+      repository: repository.fullName,
+      host: repository.host,
       workflow: name,
       ref: branch,
       sha,

@@ -3,6 +3,8 @@
  * ("deployment.id", "alerts[2].fingerprint"), so a 400 tells the sender exactly what was missing.
  */
 
+import { ANNOTATION_LIMITS } from '../../../src/common/annotation-contract.js';
+import { previewJson } from '../../../src/common/json-preview.js';
 import { MalformedPayloadError } from './types.js';
 
 export type JsonObject = { readonly [key: string]: unknown };
@@ -150,8 +152,8 @@ export class JsonReader {
   }
 
   /**
-   * A map of strings such as alert labels. Values that are not strings are written as JSON
-   * rather than rejected: labels only feed titles and matching.
+   * A map of strings such as alert labels. Values that are not strings are written as JSON (cut
+   * to a title's length) rather than rejected: labels only feed titles and matching.
    */
   stringMap(key: string): Record<string, string> {
     const reader = this.optionalObject(key);
@@ -159,7 +161,7 @@ export class JsonReader {
     if (reader === undefined) return result;
     for (const [name, value] of Object.entries(reader.value)) {
       if (value === undefined || value === null) continue;
-      result[name] = typeof value === 'string' ? value : JSON.stringify(value);
+      result[name] = typeof value === 'string' ? value : previewJson(value, ANNOTATION_LIMITS.title);
     }
     return result;
   }

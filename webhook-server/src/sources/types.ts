@@ -8,6 +8,8 @@
  * the same way for every source.
  */
 
+import { AuthenticationError, InputError } from '../../../src/common/errors.js';
+
 export const SOURCE_NAMES = ['github', 'gitlab', 'vercel', 'argocd', 'flux', 'monitor', 'alertmanager', 'grafana', 'pagerduty'] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
@@ -24,7 +26,8 @@ export interface IncomingWebhook {
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
 export type Phase = 'start' | 'finish';
-export type Outcome = 'success' | 'failure' | 'canceled' | 'resolved' | 'error';
+/** `unknown`: the sender says it finished but gives no verdict (a GitHub run completed with a null conclusion). */
+export type Outcome = 'success' | 'failure' | 'canceled' | 'resolved' | 'error' | 'unknown';
 export type EventCategory = 'deploy' | 'incident';
 
 export interface BridgeEvent {
@@ -64,11 +67,16 @@ export type ParseResult =
   | { kind: 'ignored'; reason: string };
 
 /** The body is not what this sender sends (bad JSON, missing required fields): answered 400. */
-export class MalformedPayloadError extends Error {
-  readonly code = 'malformed_payload';
+export class MalformedPayloadError extends InputError {
   constructor(message: string) {
-    super(message);
-    this.name = 'MalformedPayloadError';
+    super(message, { code: 'malformed_payload' });
+  }
+}
+
+/** The delivery's signature or token matches no configured secret: answered 401. */
+export class SignatureError extends AuthenticationError {
+  constructor(message: string) {
+    super(message, { code: 'invalid_signature' });
   }
 }
 

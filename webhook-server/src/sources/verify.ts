@@ -5,6 +5,7 @@
  */
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parseBearer } from '../../../src/common/http/bearer.js';
 import { createTokenMatcher } from '../../../src/common/token-matcher.js';
 import type { IncomingWebhook, VerifyResult } from './types.js';
 
@@ -75,12 +76,9 @@ export function matchesAnyToken(secrets: readonly string[], token: string): bool
   return createTokenMatcher(secrets)(token) !== -1;
 }
 
-/** Reads `Authorization: Bearer <token>`; the scheme is case-insensitive (RFC 9110). */
+/** Reads `Authorization: Bearer <token>`. */
 export function bearerToken(webhook: IncomingWebhook): string | undefined {
-  const value = header(webhook, 'authorization');
-  if (value === undefined) return undefined;
-  const match = /^Bearer[ \t]+(\S.*)$/i.exec(value);
-  return match?.[1]?.trim();
+  return parseBearer(header(webhook, 'authorization'));
 }
 
 /** The check used by senders that cannot sign: the secret itself travels as a bearer token. */

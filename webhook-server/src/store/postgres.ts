@@ -1,6 +1,9 @@
 import pg from 'pg';
+import { createSessionClaims } from './postgres-claims.js';
+import { ConfigError } from '../../../src/common/errors.js';
+import { redactUrl } from '../../../src/common/redact-url.js';
 import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver, type TransactionOptions } from './sql-store.js';
-import type { BridgeStore } from './types.js';
+import { StoreUnavailableError, type BridgeStore } from './types.js';
 
 export interface PostgresOptions {
   connectionString: string;
@@ -13,27 +16,29 @@ export interface PostgresOptions {
 const MIGRATION_LOCK = 7_305_118_001;
 
 /**
- * The shared store for replicas. Row locks with SKIP LOCKED hand each due episode to exactly one
- * worker; a transaction-scoped advisory lock per correlation key serialises the folding of events
- * into episodes; unique constraints make dedupe hold across replicas.
+ * The shared store for replicas. A session-level advisory lock per episode, held by one connection
+ * of each replica, hands each due episode to exactly one worker and frees it when that replica
+ * dies (postgres-claims.ts); a transaction-scoped advisory lock per correlation key serialises
+ * the folding of events into episodes; unique constraints make dedupe hold across replicas.
  */
 export async function openPostgresStore(options: PostgresOptions): Promise<BridgeStore> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) {
-    throw new Error(`Invalid PostgreSQL schema ${JSON.stringify(schema)}. Expected lower-case letters, digits and underscores.`);
+    throw new ConfigError(`Invalid PostgreSQL schema ${JSON.stringify(schema)}. Expected lower-case letters, digits and underscores.`);
   }
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 20,
     connectionTimeoutMillis: 3_000,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 20 });
   // An idle connection that drops must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
 
   const driver: SqlDriver = {
     kind: 'postgres',
     skipLocked: ' FOR UPDATE SKIP LOCKED',
+    claims: createSessionClaims(connection),
     async transaction<T>(work: (q: Query) => Promise<T>, options: TransactionOptions = { durable: true }): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -76,7 +81,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     });
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new Error(`Cannot open the PostgreSQL store: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new StoreUnavailableError(
+      `Cannot open the PostgreSQL store at ${redactUrl(options.connectionString)}: ${error instanceof Error ? error.message : String(error)}. Expected a reachable database that the user in DATABASE_URL may create tables in.`,
+      { cause: error },
+    );
   }
   return createSqlStore(driver);
 }

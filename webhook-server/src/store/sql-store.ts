@@ -27,8 +27,48 @@ export interface TransactionOptions {
   lockKeys?: readonly string[];
 }
 
+/**
+ * Who works on which episode. A claim lives exactly as long as its holder: in this process for
+ * SQLite (one process owns the file, so a restart starts with none), in the database session for
+ * PostgreSQL, so a replica that dies — `kill -9` included — lets go of its episodes as soon as its
+ * connection drops, not after a timeout.
+ */
+export interface ClaimLocks {
+  /** True when this process now holds `id`; false when a worker here or in another replica does. */
+  acquire(id: number): Promise<boolean>;
+  /** Never throws: a claim that cannot be given back cleanly is given back with its session. */
+  release(id: number): Promise<void>;
+  /** How many episodes this process holds: the next claim looks past that many due ones. */
+  readonly heldCount: number;
+  close(): Promise<void>;
+}
+
+/** Claims for a store that one process owns. */
+export function createProcessClaims(): ClaimLocks {
+  const held = new Set<number>();
+  return {
+    acquire: (id) => {
+      if (held.has(id)) return Promise.resolve(false);
+      held.add(id);
+      return Promise.resolve(true);
+    },
+    release: (id) => {
+      held.delete(id);
+      return Promise.resolve();
+    },
+    get heldCount() {
+      return held.size;
+    },
+    close: () => {
+      held.clear();
+      return Promise.resolve();
+    },
+  };
+}
+
 export interface SqlDriver {
   readonly kind: 'sqlite' | 'postgres';
+  readonly claims: ClaimLocks;
   /** ` FOR UPDATE SKIP LOCKED` where row locks exist; SQLite has one writer at a time instead. */
   readonly skipLocked: string;
   /**
@@ -40,10 +80,14 @@ export interface SqlDriver {
   close(): Promise<void>;
 }
 
+/** Due episodes listed per claim beyond those this process holds, in case others hold the first ones. */
+const CLAIM_CANDIDATES = 8;
+
 const EPISODE_COLUMNS =
   'id, correlation_key, seq, source, state, annotation_id, version, synced_version, status, attempts, next_attempt_at, last_error, probe_from, probe_to, changed_at, created_at';
 
 export function createSqlStore(driver: SqlDriver): BridgeStore {
+  let closing: Promise<void> | undefined;
   async function tx<T>(work: (query: Query) => Promise<T>, durable = true, lockKeys?: readonly string[]): Promise<T> {
     try {
       return await driver.transaction(work, { durable, ...(lockKeys ? { lockKeys } : {}) });
@@ -107,18 +151,39 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
       }, true, [...new Set(events.map((item) => item.event.correlationKey))].sort()),
 
-    claim: (owner, now, leaseMs) =>
-      tx(async (query) => {
-        const rows = await query(
-          `UPDATE bridge_episodes SET lease_owner = $1, lease_until = $2
-           WHERE id = (SELECT id FROM bridge_episodes
-                       WHERE status = 'pending' AND next_attempt_at <= $3 AND (lease_until IS NULL OR lease_until < $3)
-                       ORDER BY next_attempt_at, id LIMIT 1${driver.skipLocked})
-           RETURNING ${EPISODE_COLUMNS}`,
-          [owner, now + leaseMs, now],
-        );
-        return rows[0] ? toEpisode(rows[0]) : undefined;
-      }, false),
+    async claim(owner, now) {
+      const due = await tx(
+        (query) =>
+          query(`SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`, [
+            now,
+            driver.claims.heldCount + CLAIM_CANDIDATES,
+          ]),
+        false,
+      );
+      for (const row of due) {
+        const id = Number(row.id);
+        if (!(await driver.claims.acquire(id))) continue;
+        let claimed: Row[];
+        try {
+          // Read again under the claim: the episode may have been applied since it was listed.
+          // The owner is recorded so that a holder that lost its claim cannot complete over the next one.
+          claimed = await tx(
+            (query) =>
+              query(
+                `UPDATE bridge_episodes SET lease_owner = $1 WHERE id = $2 AND status = 'pending' AND next_attempt_at <= $3 RETURNING ${EPISODE_COLUMNS}`,
+                [owner, id, now],
+              ),
+            false,
+          );
+        } catch (error) {
+          await driver.claims.release(id);
+          throw error;
+        }
+        if (claimed[0]) return toEpisode(claimed[0]);
+        await driver.claims.release(id);
+      }
+      return undefined;
+    },
 
     noteCreateAttempt: (id, time) =>
       tx(async (query) => {
@@ -132,28 +197,27 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       }),
 
     complete: (id, owner, annotationId, appliedVersion, now) =>
-      tx(async (query) => {
-        await query(
+      settleClaim(id, (query) =>
+        query(
           `UPDATE bridge_episodes SET annotation_id = $2, synced_version = $3,
              status = CASE WHEN version = $3 THEN 'synced' ELSE 'pending' END,
-             attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL,
-             lease_owner = NULL, lease_until = NULL
+             attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL, lease_owner = NULL
            WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
           [id, annotationId, appliedVersion, now, owner],
-        );
+        ),
         // Losing this to a database crash only means applying the same state again: the
         // annotation is then found through the create trail written durably before the create.
-      }, false),
+      ),
 
     fail: (id, owner, failure: FailureUpdate) =>
-      tx(async (query) => {
-        await query(
+      settleClaim(id, (query) =>
+        query(
           `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
-             status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL, lease_until = NULL
+             status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL
            WHERE id = $1 AND lease_owner = $5`,
           [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
-        );
-      }, false),
+        ),
+      ),
 
     closeOverdue: (now, maxOpenMs) =>
       tx(async (query) => {
@@ -177,8 +241,8 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
 
     releaseLeases: (owner) =>
       tx(async (query) => {
-        if (owner === undefined) await query('UPDATE bridge_episodes SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL');
-        else await query('UPDATE bridge_episodes SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1', [owner]);
+        if (owner === undefined) await query('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner IS NOT NULL');
+        else await query('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner = $1', [owner]);
       }),
 
     deadLetters: (limit) =>
@@ -225,8 +289,23 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         await query('SELECT 1 AS ok');
       }),
 
-    close: () => driver.close(),
+    close: () =>
+      (closing ??= (async () => {
+        await driver.claims.close();
+        await driver.close();
+      })()),
   };
+
+  /** Records how an apply ended and gives the claim back, whether or not the write succeeded. */
+  async function settleClaim(id: number, write: (query: Query) => Promise<unknown>): Promise<void> {
+    try {
+      await tx(async (query) => {
+        await write(query);
+      }, false);
+    } finally {
+      await driver.claims.release(id);
+    }
+  }
 }
 
 function toEpisode(row: Row): EpisodeRow {
@@ -278,7 +357,6 @@ export function schemaStatements(idType: string): string[] {
        next_attempt_at BIGINT NOT NULL,
        last_error TEXT,
        lease_owner TEXT,
-       lease_until BIGINT,
        probe_from BIGINT,
        probe_to BIGINT,
        changed_at BIGINT NOT NULL,

@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
+import { DataDirError } from '../../../src/common/errors.js';
+import { createProcessClaims, createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
 import type { BridgeStore } from './types.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
@@ -9,10 +10,10 @@ export const SQLITE_FILE_NAME = 'bridge.sqlite';
 /**
  * The embedded store: one SQLite file in the data dir. WAL with synchronous=FULL, so a
  * transaction that returned is on disk before the sender hears 2xx — even across kill -9 or a power cut.
- * One process owns the file; replicas need PostgreSQL.
+ * One process owns the file; replicas need PostgreSQL. `dataDir` is a directory that
+ * prepareDataDir has checked.
  */
 export function openSqliteStore(dataDir: string): BridgeStore {
-  mkdirSync(dataDir, { recursive: true });
   const lockFile = claimDataDir(dataDir);
   const db = new Database(join(dataDir, SQLITE_FILE_NAME));
   db.pragma('journal_mode = WAL');
@@ -85,6 +86,7 @@ export function openSqliteStore(dataDir: string): BridgeStore {
   const driver: SqlDriver = {
     kind: 'sqlite',
     skipLocked: '',
+    claims: createProcessClaims(),
     transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
@@ -114,7 +116,7 @@ function claimDataDir(dataDir: string): string {
     holder = undefined;
   }
   if (holder !== undefined && Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-    throw new Error(
+    throw new DataDirError(
       `Another bridge (pid ${holder}) is using the data dir ${dataDir}. Stop it, pass another --data-dir, or set DATABASE_URL to run replicas on PostgreSQL.`,
     );
   }

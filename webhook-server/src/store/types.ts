@@ -1,3 +1,4 @@
+import { UnavailableError } from '../../../src/common/errors.js';
 import type { EpisodeState } from '../correlation/episode.js';
 import type { MappedTarget } from '../mapping/mapping.js';
 import type { BridgeEvent, SourceName } from '../sources/types.js';
@@ -55,14 +56,18 @@ export interface BridgeStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Records the events and folds them into their episodes in one transaction; duplicates change nothing. */
   ingest(events: readonly PreparedEvent[], receivedAt: number): Promise<IngestResult>;
-  /** Leases one due episode to `owner` until `now + leaseMs`; no other worker, in any replica, gets it meanwhile. */
-  claim(owner: string, now: number, leaseMs: number): Promise<EpisodeRow | undefined>;
+  /**
+   * Claims one due episode for `owner`. No other worker, in any replica, gets it until the claim is
+   * given back by complete or fail — or by the end of its holder (see ClaimLocks in sql-store.ts).
+   */
+  claim(owner: string, now: number): Promise<EpisodeRow | undefined>;
   /** Written before a create call, so a crash after it leaves a trail to find the annotation by. */
   noteCreateAttempt(id: number, time: number): Promise<void>;
   complete(id: number, owner: string, annotationId: string, appliedVersion: number, now: number): Promise<void>;
   fail(id: number, owner: string, failure: FailureUpdate): Promise<void>;
   /** Closes episodes open for longer than `maxOpenMs`; returns how many. */
   closeOverdue(now: number, maxOpenMs: number): Promise<number>;
+  /** Forgets the owners recorded on claimed episodes (all, or `owner`'s): for a store one process owns, at its start. */
   releaseLeases(owner?: string): Promise<void>;
   deadLetters(limit: number): Promise<EpisodeRow[]>;
   retryDeadLetter(id: number, now: number): Promise<boolean>;
@@ -75,10 +80,8 @@ export interface BridgeStore {
 }
 
 /** The store could not be reached or failed: the sender should retry (503). */
-export class StoreUnavailableError extends Error {
-  readonly code = 'store_unavailable';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StoreUnavailableError';
+export class StoreUnavailableError extends UnavailableError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, code: 'store_unavailable' });
   }
 }

@@ -3,15 +3,20 @@
  * source verifies the exact bytes received (no JSON parser runs in front of it). The order is
  * verify → parse → map → persist (dedupe and episode state in one transaction) → 2xx. Delivery
  * to the annotation service happens afterwards, from the outbox.
+ *
+ * Each step throws a typed error (SignatureError 401, MalformedPayloadError 400,
+ * StoreUnavailableError 503); noteRefusal counts and logs it, and the app's error handler answers.
  */
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import type { Logger } from 'pino';
+import { NotFoundError } from '../../../src/common/errors.js';
+import { withDeadline } from '../../../src/common/deadline.js';
+import { methodNotAllowed, replyJson } from '../../../src/common/http/error-reply.js';
 import { secretVariable } from '../config.js';
 import { mapEvent, type MappingConfig } from '../mapping/mapping.js';
 import type { BridgeMetrics } from '../ops/metrics.js';
-import { MalformedPayloadError, SOURCE_NAMES, type IncomingWebhook, type SourceName, type WebhookSource } from '../sources/types.js';
+import { MalformedPayloadError, SignatureError, SOURCE_NAMES, type IncomingWebhook, type SourceName, type WebhookSource } from '../sources/types.js';
 import { StoreUnavailableError, type BridgeStore, type PreparedEvent } from '../store/types.js';
-import { reply } from './replies.js';
 
 export interface WebhookRoutesDeps {
   sources: Partial<Record<SourceName, WebhookSource>>;
@@ -33,10 +38,7 @@ export function createWebhookRoutes(deps: WebhookRoutesDeps): Router {
   // Any content type: some senders label JSON oddly, and a 415 could make them disable the hook.
   const rawBody = express.raw({ type: () => true, limit: deps.bodyLimitBytes });
 
-  router.post('/webhooks/:source', sourceIsOn(deps), rawBody, handleDelivery(deps));
-  router.all('/webhooks/:source', (req, res) => {
-    reply(res, 405, `Method ${req.method} is not allowed on ${req.path}. Webhooks are delivered with POST.`, {}, { Allow: 'POST' });
-  });
+  router.route('/webhooks/:source').post(sourceIsOn(deps), rawBody, handleDelivery(deps)).all(methodNotAllowed(['POST']));
   return router;
 }
 
@@ -46,22 +48,17 @@ function sourceName(req: Request): string {
 
 /** 404 before reading the body: an unknown source, or one that is off because it has no secret. */
 function sourceIsOn(deps: WebhookRoutesDeps): RequestHandler {
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const name = sourceName(req);
     if (!(SOURCE_NAMES as readonly string[]).includes(name)) {
-      reply(res, 404, `Unknown source ${JSON.stringify(name)}. Expected one of: ${SOURCE_NAMES.join(', ')}.`);
-      return;
+      throw new NotFoundError(`Unknown source ${JSON.stringify(name)}. Expected one of: ${SOURCE_NAMES.join(', ')}.`);
     }
     const source = name as SourceName;
     if (!deps.secrets[source]?.length) {
       deps.metrics.rejected.inc({ source, reason: 'off' });
-      reply(res, 404, `The ${source} source is off: set ${secretVariable(source)} to turn it on.`);
-      return;
+      throw new NotFoundError(`The ${source} source is off: set ${secretVariable(source)} to turn it on.`);
     }
-    if (!deps.sources[source]) {
-      reply(res, 404, `The ${source} source is not available in this build of the bridge.`);
-      return;
-    }
+    if (!deps.sources[source]) throw new NotFoundError(`The ${source} source is not available in this build of the bridge.`);
     next();
   };
 }
@@ -70,75 +67,76 @@ function handleDelivery(deps: WebhookRoutesDeps): RequestHandler {
   return async (req, res) => {
     const started = performance.now();
     const name = sourceName(req) as SourceName;
-    const source = deps.sources[name] as WebhookSource;
-    const secrets = deps.secrets[name] ?? [];
-    const webhook: IncomingWebhook = {
-      headers: lowerCaseHeaders(req),
-      rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
-      receivedAt: deps.now(),
-    };
     const log = deps.logger.child({ source: name });
-
-    const verdict = await source.verify(webhook, secrets);
-    if (!verdict.ok) {
-      deps.metrics.rejected.inc({ source: name, reason: 'unauthorized' });
-      log.warn({ reason: verdict.reason }, 'delivery refused: authenticity check failed');
-      reply(res, 401, verdict.reason);
-      return;
-    }
-
-    let parsed;
     try {
-      parsed = source.parse(webhook);
+      await deliver(deps, req, res, name, log, started);
     } catch (error) {
-      if (error instanceof MalformedPayloadError) {
-        deps.metrics.rejected.inc({ source: name, reason: 'malformed' });
-        log.warn({ reason: error.message }, 'delivery refused: malformed body');
-        reply(res, 400, error.message);
-        return;
-      }
+      noteRefusal(deps, name, log, error);
       throw error;
     }
-    if (parsed.kind === 'ignored') {
-      deps.metrics.ignored.inc({ source: name });
-      log.info({ reason: parsed.reason }, 'delivery ignored');
-      reply(res, 200, parsed.reason, { status: 'ignored' });
-      return;
-    }
-
-    const prepared: PreparedEvent[] = [];
-    const skipped: string[] = [];
-    for (const event of parsed.events) {
-      const mapped = mapEvent(deps.mapping, event);
-      if (mapped.kind === 'ignored') skipped.push(mapped.reason);
-      else prepared.push({ event, target: mapped.target });
-    }
-    if (prepared.length === 0) {
-      deps.metrics.ignored.inc({ source: name });
-      reply(res, 200, skipped[0] ?? 'The delivery carried no events.', { status: 'ignored' });
-      return;
-    }
-
-    let result;
-    try {
-      // A write that completes after the 503 is harmless: the sender's retry is then a duplicate.
-      result = await withDeadline(deps.store.ingest(prepared, webhook.receivedAt), deps.recordTimeoutMs ?? 4_000);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) {
-        log.error({ err: error }, 'cannot record a delivery; answering 503 so the sender retries');
-        reply(res, 503, 'The bridge cannot record deliveries right now. Retry later.', {}, { 'Retry-After': '5' });
-        return;
-      }
-      throw error;
-    }
-    deps.metrics.received.inc({ source: name }, result.accepted);
-    if (result.duplicates > 0) deps.metrics.deduped.inc({ source: name }, result.duplicates);
-    if (result.accepted > 0) deps.onRecorded();
-    deps.metrics.ackLatency.observe((performance.now() - started) / 1000);
-    log.info({ accepted: result.accepted, duplicates: result.duplicates, keys: prepared.map((item) => item.event.correlationKey) }, 'delivery recorded');
-    const message = result.accepted > 0 ? 'Recorded; the annotation follows shortly.' : 'Already recorded: a redelivery changes nothing.';
-    reply(res, result.accepted > 0 ? 202 : 200, message, { status: result.accepted > 0 ? 'accepted' : 'duplicate', ...result });
   };
+}
+
+async function deliver(deps: WebhookRoutesDeps, req: Request, res: express.Response, name: SourceName, log: Logger, started: number): Promise<void> {
+  const source = deps.sources[name] as WebhookSource;
+  const webhook: IncomingWebhook = {
+    headers: lowerCaseHeaders(req),
+    rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+    receivedAt: deps.now(),
+  };
+
+  const verdict = await source.verify(webhook, deps.secrets[name] ?? []);
+  if (!verdict.ok) throw new SignatureError(verdict.reason);
+
+  const parsed = source.parse(webhook);
+  if (parsed.kind === 'ignored') {
+    deps.metrics.ignored.inc({ source: name });
+    log.info({ reason: parsed.reason }, 'delivery ignored');
+    replyJson(res, 200, parsed.reason, { status: 'ignored' });
+    return;
+  }
+
+  const prepared: PreparedEvent[] = [];
+  const skipped: string[] = [];
+  for (const event of parsed.events) {
+    const mapped = mapEvent(deps.mapping, event);
+    if (mapped.kind === 'ignored') skipped.push(mapped.reason);
+    else prepared.push({ event, target: mapped.target });
+  }
+  if (prepared.length === 0) {
+    deps.metrics.ignored.inc({ source: name });
+    replyJson(res, 200, skipped[0] ?? 'The delivery carried no events.', { status: 'ignored' });
+    return;
+  }
+
+  const timeoutMs = deps.recordTimeoutMs ?? 4_000;
+  // A write that completes after the 503 is harmless: the sender's retry is then a duplicate.
+  const result = await withDeadline(
+    deps.store.ingest(prepared, webhook.receivedAt),
+    timeoutMs,
+    () => new StoreUnavailableError(`The store did not record the delivery within ${timeoutMs} ms.`),
+  );
+  deps.metrics.received.inc({ source: name }, result.accepted);
+  if (result.duplicates > 0) deps.metrics.deduped.inc({ source: name }, result.duplicates);
+  if (result.accepted > 0) deps.onRecorded();
+  deps.metrics.ackLatency.observe((performance.now() - started) / 1000);
+  log.info({ accepted: result.accepted, duplicates: result.duplicates, keys: prepared.map((item) => item.event.correlationKey) }, 'delivery recorded');
+  const message = result.accepted > 0 ? 'Recorded; the annotation follows shortly.' : 'Already recorded: a redelivery changes nothing.';
+  replyJson(res, result.accepted > 0 ? 202 : 200, message, { status: result.accepted > 0 ? 'accepted' : 'duplicate', ...result });
+}
+
+/** The one place where a refused delivery is counted and logged; the error handler answers it. */
+function noteRefusal(deps: WebhookRoutesDeps, source: SourceName, log: Logger, error: unknown): void {
+  if (error instanceof SignatureError) {
+    deps.metrics.rejected.inc({ source, reason: 'unauthorized' });
+    log.warn({ reason: error.message }, 'delivery refused: authenticity check failed');
+  } else if (error instanceof MalformedPayloadError) {
+    deps.metrics.rejected.inc({ source, reason: 'malformed' });
+    log.warn({ reason: error.message }, 'delivery refused: malformed body');
+  } else if (error instanceof StoreUnavailableError) {
+    // The error handler logs it, with the stack, as it does every 5xx.
+    deps.metrics.rejected.inc({ source, reason: 'store_unavailable' });
+  }
 }
 
 function lowerCaseHeaders(req: Request): Record<string, string> {
@@ -148,12 +146,4 @@ function lowerCaseHeaders(req: Request): Record<string, string> {
     headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailableError(`The store did not record the delivery within ${ms} ms.`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { HttpMetrics } from '../metrics.js';
+import { routeOf } from './error-reply.js';
+
+/** The reply header that carries a request's trace id, named as the hosted service names it. */
+export const TRACE_HEADER = 'X-Axiom-Trace-Id';
+
+/**
+ * The first middleware of an app: gives every request a trace id (in the reply's header, so that
+ * errors can be quoted, and in `res.locals.traceId`), then logs one line per request — method,
+ * route pattern, status, duration, trace id; never the path's values, headers or bodies — and
+ * counts it in the HTTP metrics.
+ */
+export function observeRequests(options: { logger: Logger; metrics: HttpMetrics }): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    const traceId = randomBytes(8).toString('hex');
+    res.locals.traceId = traceId;
+    res.set(TRACE_HEADER, traceId);
+    res.once('close', () => {
+      const seconds = (performance.now() - started) / 1000;
+      const route = routeOf(req);
+      // A reply that never finished was cut off by the client or by a shutdown.
+      const status = res.writableFinished ? res.statusCode : 'aborted';
+      options.metrics.requests.inc({ method: req.method, route, status: String(status) });
+      options.metrics.duration.observe({ method: req.method, route }, seconds);
+      const line = { method: req.method, route, status, durationMs: Math.round(seconds * 10_000) / 10, traceId };
+      if (res.statusCode >= 500) options.logger.error(line, 'request');
+      else options.logger.info(line, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Claims on PostgreSQL: a session-level advisory lock per episode, all held by one dedicated
+ * connection of this process. The server drops a session's advisory locks the moment the session
+ * ends, so a replica killed with `kill -9` (its socket closed by the kernel) frees its episodes at
+ * once, and one whose host vanished frees them when TCP keepalives give up on it (about 25 s).
+ * Nothing expires on a clock, so a slow apply is never taken over while its holder lives.
+ */
+import pg from 'pg';
+import type { ClaimLocks } from './sql-store.js';
+
+/** The claims connection's name in pg_stat_activity, so an operator can tell it from the pool's. */
+export const CLAIMS_APPLICATION_NAME = 'timemark-bridge-claims';
+
+interface Session {
+  client: pg.Client;
+  alive: boolean;
+}
+
+/** A placeholder while the lock is being asked for, so that two workers here never ask for one episode together. */
+const ASKING = 'asking';
+
+export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
+  /** The session that holds each claim of this process. */
+  const held = new Map<number, Session | typeof ASKING>();
+  let session: Session | undefined;
+  let opening: Promise<Session> | undefined;
+
+  async function open(): Promise<Session> {
+    const client = new pg.Client({ ...config, application_name: CLAIMS_APPLICATION_NAME, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const opened: Session = { client, alive: true };
+    // A dropped connection has already taken its locks with it; the next claim opens another session.
+    const lost = (): void => {
+      opened.alive = false;
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      // The server's side of the keepalive: a vanished host's session, and its locks, end in about 25 s.
+      await client.query('SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3');
+    } catch (error) {
+      lost();
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    session = opened;
+    return opened;
+  }
+
+  function current(): Promise<Session> {
+    if (session?.alive) return Promise.resolve(session);
+    opening ??= open().finally(() => {
+      opening = undefined;
+    });
+    return opening;
+  }
+
+  /** The lock's key: the episode id within the bridge's schema, since several bridges may share one database. */
+  const LOCK_KEY = `hashtextextended(current_schema() || ':episode:' || $1::text, 0)`;
+
+  async function end(target: Session): Promise<void> {
+    target.alive = false;
+    await target.client.end().catch(() => undefined);
+  }
+
+  return {
+    async acquire(id) {
+      if (held.has(id)) return false;
+      held.set(id, ASKING);
+      try {
+        const holder = await current();
+        const { rows } = await holder.client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`, [id]);
+        if (rows[0]?.locked === true) {
+          held.set(id, holder);
+          return true;
+        }
+        held.delete(id);
+        return false;
+      } catch (error) {
+        held.delete(id);
+        throw error;
+      }
+    },
+
+    async release(id) {
+      const holder = held.get(id);
+      held.delete(id);
+      if (holder === undefined || holder === ASKING || !holder.alive) return;
+      try {
+        await holder.client.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [id]);
+      } catch {
+        // The lock may still be held by a session that no longer answers: ending the session
+        // frees it (with this process's other claims, whose completes the recorded owner fences).
+        await end(holder);
+      }
+    },
+
+    get heldCount() {
+      return held.size;
+    },
+
+    async close() {
+      held.clear();
+      if (session) await end(session);
+      await opening?.then(end, () => undefined);
+    },
+  };
+}
