@@ -1,0 +1,249 @@
+/**
+ * The APL syntax tree: a readonly discriminated union on `kind`. Every node carries the span of
+ * the text it was parsed from (`loc`), so that every later error can point at it.
+ */
+
+export interface Loc {
+  /** 1-based line and code-point column of the node's first character. */
+  readonly line: number;
+  readonly column: number;
+  /** UTF-16 offsets of the node's text. */
+  readonly start: number;
+  readonly end: number;
+}
+
+interface Node<K extends string> {
+  readonly kind: K;
+  readonly loc: Loc;
+}
+
+export interface Query extends Node<'Query'> {
+  readonly lets: readonly LetStatement[];
+  readonly source: Source;
+  readonly operators: readonly Operator[];
+}
+
+export interface LetStatement extends Node<'Let'> {
+  readonly name: Identifier;
+  readonly value: Expression;
+}
+
+export interface Source extends Node<'Source'> {
+  readonly name: string;
+}
+
+export interface Identifier extends Node<'Identifier'> {
+  readonly name: string;
+}
+
+// ── Tabular operators ──────────────────────────────────────────────────────────────────────
+
+export type Operator =
+  | WhereOperator
+  | ExtendOperator
+  | ProjectOperator
+  | ProjectAwayOperator
+  | ProjectKeepOperator
+  | ProjectRenameOperator
+  | ProjectReorderOperator
+  | SummarizeOperator
+  | SortOperator
+  | TakeOperator
+  | TopOperator
+  | CountOperator
+  | DistinctOperator
+  | SearchOperator;
+
+export interface WhereOperator extends Node<'Where'> {
+  readonly predicate: Expression;
+}
+
+/** `name = expression`, or a bare expression whose column name is derived from it. */
+export interface Assignment extends Node<'Assignment'> {
+  readonly name: Identifier | undefined;
+  readonly value: Expression;
+}
+
+export interface ExtendOperator extends Node<'Extend'> {
+  readonly assignments: readonly Assignment[];
+}
+
+export interface ProjectOperator extends Node<'Project'> {
+  readonly assignments: readonly Assignment[];
+}
+
+/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`. */
+export interface NamePattern extends Node<'NamePattern'> {
+  readonly pattern: string;
+  readonly wildcard: boolean;
+}
+
+export interface ProjectAwayOperator extends Node<'ProjectAway'> {
+  readonly patterns: readonly NamePattern[];
+}
+
+export interface ProjectKeepOperator extends Node<'ProjectKeep'> {
+  readonly patterns: readonly NamePattern[];
+}
+
+export interface Rename extends Node<'Rename'> {
+  readonly newName: Identifier;
+  readonly oldName: Identifier;
+}
+
+export interface ProjectRenameOperator extends Node<'ProjectRename'> {
+  readonly renames: readonly Rename[];
+}
+
+export interface ProjectReorderOperator extends Node<'ProjectReorder'> {
+  readonly patterns: readonly NamePattern[];
+}
+
+export interface SummarizeOperator extends Node<'Summarize'> {
+  readonly aggregates: readonly Assignment[];
+  readonly by: readonly Assignment[];
+}
+
+export interface SortKey extends Node<'SortKey'> {
+  readonly value: Expression;
+  readonly direction: 'asc' | 'desc' | undefined;
+  readonly nulls: 'first' | 'last' | undefined;
+}
+
+export interface SortOperator extends Node<'Sort'> {
+  readonly keys: readonly SortKey[];
+}
+
+export interface TakeOperator extends Node<'Take'> {
+  readonly count: Expression;
+}
+
+export interface TopOperator extends Node<'Top'> {
+  readonly count: Expression;
+  readonly key: SortKey;
+}
+
+export type CountOperator = Node<'Count'>;
+
+export interface DistinctOperator extends Node<'Distinct'> {
+  /** Empty means `distinct *`. */
+  readonly columns: readonly Identifier[];
+}
+
+export interface SearchOperator extends Node<'Search'> {
+  readonly term: StringLiteral;
+  readonly caseSensitive: boolean;
+}
+
+// ── Scalar expressions ─────────────────────────────────────────────────────────────────────
+
+export type Expression =
+  | StringLiteral
+  | IntLiteral
+  | RealLiteral
+  | BoolLiteral
+  | DatetimeLiteral
+  | TimespanLiteral
+  | DynamicLiteral
+  | TypedNull
+  | NameReference
+  | MemberAccess
+  | IndexAccess
+  | Call
+  | Star
+  | Unary
+  | Binary
+  | InExpression
+  | BetweenExpression;
+
+export interface StringLiteral extends Node<'String'> {
+  readonly value: string;
+}
+
+export interface IntLiteral extends Node<'Int'> {
+  readonly value: bigint;
+}
+
+export interface RealLiteral extends Node<'Real'> {
+  readonly value: number;
+}
+
+export interface BoolLiteral extends Node<'Bool'> {
+  readonly value: boolean;
+}
+
+/** Nanoseconds since the Unix epoch. */
+export interface DatetimeLiteral extends Node<'Datetime'> {
+  readonly value: bigint;
+}
+
+/** Nanoseconds. */
+export interface TimespanLiteral extends Node<'Timespan'> {
+  readonly value: bigint;
+}
+
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+export interface DynamicLiteral extends Node<'Dynamic'> {
+  readonly value: JsonValue;
+}
+
+/** `int(null)`, `datetime(null)`…: the APL type name as written. */
+export interface TypedNull extends Node<'TypedNull'> {
+  readonly type: string;
+}
+
+/** `status`, `['geo.city']`, a `let` name. `bracketed` names are always field names. */
+export interface NameReference extends Node<'Name'> {
+  readonly name: string;
+  readonly bracketed: boolean;
+}
+
+/** `geo.city` when no field of that dotted name exists: a key of a dynamic value. */
+export interface MemberAccess extends Node<'Member'> {
+  readonly object: Expression;
+  readonly name: string;
+}
+
+export interface IndexAccess extends Node<'Index'> {
+  readonly object: Expression;
+  readonly index: Expression;
+}
+
+export interface Call extends Node<'Call'> {
+  readonly name: Identifier;
+  readonly args: readonly Expression[];
+}
+
+/** `*` as an argument: `arg_max(_time, *)`. */
+export type Star = Node<'Star'>;
+
+export interface Unary extends Node<'Unary'> {
+  readonly operator: '-' | '+';
+  readonly operand: Expression;
+}
+
+/**
+ * Arithmetic (`+ - * / %`), comparison (`== != <> < <= > >= =~ !~`), logic (`and or`) and the
+ * string operators (`contains`, `!has_cs`, `matches regex`, …) as their spelling.
+ */
+export interface Binary extends Node<'Binary'> {
+  readonly operator: string;
+  readonly operatorLoc: Loc;
+  readonly left: Expression;
+  readonly right: Expression;
+}
+
+export interface InExpression extends Node<'In'> {
+  readonly value: Expression;
+  readonly negated: boolean;
+  readonly caseInsensitive: boolean;
+  readonly items: readonly Expression[];
+}
+
+export interface BetweenExpression extends Node<'Between'> {
+  readonly value: Expression;
+  readonly negated: boolean;
+  readonly low: Expression;
+  readonly high: Expression;
+}

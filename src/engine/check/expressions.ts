@@ -1,0 +1,325 @@
+import type * as Ast from '../apl/ast.js';
+import { parseDatetime } from '../apl/literals.js';
+import { closestName } from '../apl/suggest.js';
+import type { Expr, PlanColumn, ScalarFunction, ScalarType } from '../plan/types.js';
+import { AGGREGATE_NAMES, isAggregateName } from './aggregates.js';
+import { asString, call, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
+import { SCALAR_FUNCTIONS } from './scalars.js';
+
+const COMPARISONS: Readonly<Record<string, ScalarFunction>> = {
+  '==': 'eq',
+  '!=': 'ne',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
+};
+
+const STRING_PREDICATES: Readonly<Record<string, ScalarFunction>> = {
+  contains: 'contains',
+  startswith: 'startswith',
+  endswith: 'endswith',
+  has: 'has',
+  hasprefix: 'hasprefix',
+  hassuffix: 'hassuffix',
+};
+
+const TYPED_NULLS: Readonly<Record<string, ScalarType>> = {
+  bool: 'bool',
+  boolean: 'bool',
+  int: 'long',
+  long: 'long',
+  real: 'real',
+  double: 'real',
+  decimal: 'real',
+  string: 'string',
+  datetime: 'datetime',
+  timespan: 'timespan',
+  dynamic: 'dynamic',
+};
+
+/** Binds an APL expression in `scope` to a typed plan expression, or throws a positioned AplError. */
+export function bindExpression(node: Ast.Expression, scope: Scope, context: BindContext): Expr {
+  switch (node.kind) {
+    case 'String':
+      return literal('string', node.value);
+    case 'Int':
+      return literal('long', node.value);
+    case 'Real':
+      return literal('real', node.value);
+    case 'Bool':
+      return literal('bool', node.value);
+    case 'Datetime':
+      return literal('datetime', node.value);
+    case 'Timespan':
+      return literal('timespan', node.value);
+    case 'Dynamic':
+      return literal('dynamic', JSON.stringify(node.value));
+    case 'TypedNull':
+      return literal(TYPED_NULLS[node.type] ?? 'dynamic', null);
+    case 'Name':
+    case 'Member':
+    case 'Index':
+      return bindReference(node, scope, context);
+    case 'Star':
+      return fail('syntax', "'*' is only allowed as an argument of arg_max() and arg_min()", node);
+    case 'Call':
+      return bindCall(node, scope, context);
+    case 'Unary':
+      return bindUnary(node, scope, context);
+    case 'Binary':
+      return bindBinary(node, scope, context);
+    case 'In':
+      return bindIn(node, scope, context);
+    case 'Between':
+      return bindBetween(node, scope, context);
+  }
+}
+
+/** The column a name denotes in `scope`, if any. Later columns shadow earlier ones of the same name. */
+export function findColumn(scope: Scope, name: string): PlanColumn | undefined {
+  for (let i = scope.columns.length - 1; i >= 0; i--) {
+    const column = scope.columns[i];
+    if (column && !column.hidden && column.name === name) return column;
+  }
+  return undefined;
+}
+
+/** Unknown field error, with the closest visible name suggested. */
+export function unknownField(name: string, scope: Scope, node: { readonly loc: Ast.Loc }): never {
+  const candidates = [...scope.columns.filter((column) => !column.hidden).map((column) => column.name), ...scope.lets.keys()];
+  const suggestion = closestName(name, candidates);
+  fail('unknown_field', `unknown field '${name}'${suggestion !== undefined ? `; did you mean '${suggestion}'?` : ''}`, node);
+}
+
+/** `a.b.c` as the dotted name it spells, when it is made of names only. */
+function dottedPath(node: Ast.Expression): { root: Ast.NameReference; path: string[] } | undefined {
+  if (node.kind === 'Name') return { root: node, path: [node.name] };
+  if (node.kind === 'Member') {
+    const inner = dottedPath(node.object);
+    return inner && { root: inner.root, path: [...inner.path, node.name] };
+  }
+  if (node.kind === 'Index' && node.index.kind === 'String') {
+    const inner = dottedPath(node.object);
+    return inner && { root: inner.root, path: [...inner.path, node.index.value] };
+  }
+  return undefined;
+}
+
+/**
+ * Field names may contain dots (`geo.city`, flattened at ingest), so `geo.city` is first the field
+ * of that name; failing that, the longest prefix that is a dynamic field, and the rest keys into it.
+ */
+function bindReference(node: Ast.NameReference | Ast.MemberAccess | Ast.IndexAccess, scope: Scope, context: BindContext): Expr {
+  const path = dottedPath(node);
+  if (path) {
+    if (path.path.length === 1 && !path.root.bracketed) {
+      const bound = scope.lets.get(path.root.name);
+      if (bound) return bound;
+    }
+    for (let length = path.path.length; length >= 1; length--) {
+      const name = path.path.slice(0, length).join('.');
+      const column = findColumn(scope, name);
+      if (!column) continue;
+      let expr: Expr = { kind: 'column', column: column.id, type: column.type };
+      if (length === path.path.length) return expr;
+      if (column.type !== 'dynamic') break;
+      for (const key of path.path.slice(length)) expr = call('dynamic_get', [expr, literal('string', key)], 'dynamic');
+      return expr;
+    }
+    return unknownField(path.path.join('.'), scope, node);
+  }
+  if (node.kind === 'Name') return unknownField(node.name, scope, node);
+  const object = bindExpression(node.object, scope, context);
+  if (object.type !== 'dynamic') fail('type_mismatch', `only a dynamic value has keys or indexes, got ${object.type}`, node);
+  const key =
+    node.kind === 'Member'
+      ? literal('string', node.name)
+      : bindExpression(node.index, scope, context);
+  if (key.type !== 'string' && key.type !== 'long') fail('type_mismatch', `an index must be a string or a long, got ${key.type}`, node.kind === 'Index' ? node.index : node);
+  return call('dynamic_get', [object, key], 'dynamic');
+}
+
+function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
+  const name = node.name.name;
+  if (isAggregateName(name)) {
+    if (!context.aggregates) {
+      fail('invalid_argument', `${name}() is an aggregation: use it in summarize, such as summarize ${name}(…) by …`, node.name);
+    }
+    return context.aggregates.add(node, context);
+  }
+  const signature = SCALAR_FUNCTIONS.get(name);
+  if (!signature) {
+    const suggestion = closestName(name, [...SCALAR_FUNCTIONS.keys(), ...(context.aggregates ? AGGREGATE_NAMES : [])]);
+    fail('unknown_function', `unknown function '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, node.name);
+  }
+  checkArity(name, node, signature.min, signature.max);
+  const args = node.args.map((arg) => bindExpression(arg, scope, context));
+  return signature.bind(args, node, context);
+}
+
+export function checkArity(name: string, node: Ast.Call, min: number, max: number): void {
+  const count = node.args.length;
+  if (count >= min && count <= max) return;
+  const expected = min === max ? `${min} argument${min === 1 ? '' : 's'}` : max > 32 ? `at least ${min} argument${min === 1 ? '' : 's'}` : `${min} to ${max} arguments`;
+  fail('wrong_arity', `${name}() expects ${expected}, got ${count}`, node.name);
+}
+
+function bindUnary(node: Ast.Unary, scope: Scope, context: BindContext): Expr {
+  const operand = bindExpression(node.operand, scope, context);
+  if (!isNumeric(operand.type) && operand.type !== 'timespan') {
+    fail('type_mismatch', `unary ${node.operator} needs a number or a timespan, got ${operand.type}`, node);
+  }
+  if (node.operator === '+') return operand;
+  if (operand.kind === 'literal' && typeof operand.value === 'bigint') return literal(operand.type, -operand.value);
+  if (operand.kind === 'literal' && typeof operand.value === 'number') return literal(operand.type, -operand.value);
+  return call('neg', [operand], operand.type);
+}
+
+function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr {
+  const left = bindExpression(node.left, scope, context);
+  const right = bindExpression(node.right, scope, context);
+  const operator = node.operator;
+  const at = { loc: node.operatorLoc };
+  if (operator === 'and' || operator === 'or') {
+    for (const [side, expr] of [[node.left, left], [node.right, right]] as const) {
+      if (expr.type !== 'bool') fail('type_mismatch', `'${operator}' needs bool operands, got ${expr.type}`, side);
+    }
+    return call(operator, [left, right], 'bool');
+  }
+  const comparison = COMPARISONS[operator];
+  if (comparison) {
+    const [l, r] = unifyForComparison(left, right, node, operator);
+    if ((comparison !== 'eq' && comparison !== 'ne') && (l.type === 'bool' || l.type === 'dynamic')) {
+      fail('type_mismatch', `'${operator}' cannot order ${l.type} values`, at);
+    }
+    return call(comparison, [l, r], 'bool', true);
+  }
+  if (operator === '=~' || operator === '!~') {
+    return call(operator === '=~' ? 'eq' : 'ne', [asString(left), asString(right)], 'bool', false);
+  }
+  if (operator === 'matches regex') {
+    return call('regex', [asString(left), asString(right)], 'bool', true);
+  }
+  if (operator === '+' || operator === '-' || operator === '*' || operator === '/' || operator === '%') {
+    return bindArithmetic(operator, left, right, node);
+  }
+  const negated = operator.startsWith('!');
+  const base = negated ? operator.slice(1) : operator;
+  const caseSensitive = base.endsWith('_cs');
+  const fn = STRING_PREDICATES[caseSensitive ? base.slice(0, -3) : base];
+  if (!fn) return fail('syntax', `unknown operator '${operator}'`, at);
+  const predicate = call(fn, [asString(left), asString(right)], 'bool', caseSensitive);
+  return negated ? call('not', [predicate], 'bool') : predicate;
+}
+
+/**
+ * Makes two operands comparable (apl.md): numbers with numbers; a string with a number or a
+ * bool compares as strings; a datetime with a string literal that is a datetime; a dynamic value
+ * as the other side's type.
+ */
+function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, operator: string): [Expr, Expr] {
+  if (left.type === right.type) {
+    return left.type === 'dynamic' ? [asString(left), asString(right)] : [left, right];
+  }
+  if (isNumeric(left.type) && isNumeric(right.type)) return [left, right];
+  if (left.type === 'dynamic') return [fromDynamic(left, right.type), right];
+  if (right.type === 'dynamic') return [left, fromDynamic(right, left.type)];
+  const stringSide = left.type === 'string' ? 'left' : right.type === 'string' ? 'right' : undefined;
+  const other = stringSide === 'left' ? right : left;
+  const text = stringSide === 'left' ? left : right;
+  if (stringSide && (isNumeric(other.type) || other.type === 'bool')) return [asString(left), asString(right)];
+  if (stringSide && (other.type === 'datetime' || other.type === 'timespan') && text.kind === 'literal' && typeof text.value === 'string') {
+    const value = other.type === 'datetime' ? parseDatetime(text.value) : undefined;
+    if (value !== undefined) {
+      const converted = literal('datetime', value);
+      return stringSide === 'left' ? [converted, right] : [left, converted];
+    }
+  }
+  return fail('type_mismatch', `cannot compare ${left.type} with ${right.type} using '${operator}'`, node);
+}
+
+function bindArithmetic(operator: '+' | '-' | '*' | '/' | '%', left: Expr, right: Expr, node: Ast.Binary): Expr {
+  const fn: ScalarFunction = operator === '+' ? 'add' : operator === '-' ? 'sub' : operator === '*' ? 'mul' : operator === '/' ? 'div' : 'mod';
+  const l = left.type === 'dynamic' ? fromDynamic(left, 'real') : left;
+  const r = right.type === 'dynamic' ? fromDynamic(right, 'real') : right;
+  const type = arithmeticType(operator, l.type, r.type);
+  if (!type) {
+    const hint = l.type === 'string' || r.type === 'string' ? '; join strings with strcat()' : '';
+    fail('type_mismatch', `'${operator}' cannot combine ${l.type} and ${r.type}${hint}`, { loc: node.operatorLoc });
+  }
+  return call(fn, [l, r], type);
+}
+
+/** The result type of arithmetic, or undefined where APL has none. */
+function arithmeticType(operator: string, l: ScalarType, r: ScalarType): ScalarType | undefined {
+  if (isNumeric(l) && isNumeric(r)) return l === 'long' && r === 'long' ? 'long' : 'real';
+  switch (operator) {
+    case '+':
+      if ((l === 'datetime' && r === 'timespan') || (l === 'timespan' && r === 'datetime')) return 'datetime';
+      if (l === 'timespan' && r === 'timespan') return 'timespan';
+      return undefined;
+    case '-':
+      if (l === 'datetime' && r === 'datetime') return 'timespan';
+      if (l === 'datetime' && r === 'timespan') return 'datetime';
+      if (l === 'timespan' && r === 'timespan') return 'timespan';
+      return undefined;
+    case '*':
+      if ((l === 'timespan' && isNumeric(r)) || (isNumeric(l) && r === 'timespan')) return 'timespan';
+      return undefined;
+    case '/':
+      if (l === 'timespan' && r === 'timespan') return 'real';
+      if (l === 'timespan' && isNumeric(r)) return 'timespan';
+      return undefined;
+    case '%':
+      if (l === 'timespan' && r === 'timespan') return 'timespan';
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function bindIn(node: Ast.InExpression, scope: Scope, context: BindContext): Expr {
+  const value = bindExpression(node.value, scope, context);
+  const items: Expr[] = [];
+  for (const itemNode of node.items) {
+    const item = bindExpression(itemNode, scope, context);
+    // A dynamic array (a literal or a let) stands for its elements.
+    if (item.type === 'dynamic' && item.kind === 'literal' && typeof item.value === 'string') {
+      const parsed: unknown = JSON.parse(item.value);
+      if (Array.isArray(parsed)) {
+        for (const element of parsed) items.push(jsonElement(element, itemNode));
+        continue;
+      }
+    }
+    items.push(item);
+  }
+  const coerced = items.map((item, index) => {
+    if (node.caseInsensitive) return asString(item);
+    return unifyForComparison(value, item, node.items[index] ?? node, 'in')[1];
+  });
+  const subject = node.caseInsensitive ? asString(value) : coerced.length > 0 ? unifyForComparison(value, coerced[0] as Expr, node, 'in')[0] : value;
+  const test = call('in', [subject, ...coerced], 'bool', !node.caseInsensitive);
+  return node.negated ? call('not', [test], 'bool') : test;
+}
+
+function jsonElement(element: unknown, node: Ast.Expression): Expr {
+  if (typeof element === 'string') return literal('string', element);
+  if (typeof element === 'boolean') return literal('bool', element);
+  if (typeof element === 'number') return Number.isInteger(element) ? literal('long', BigInt(element)) : literal('real', element);
+  if (element === null) return literal('dynamic', null);
+  return fail('type_mismatch', 'in (…) takes scalar values; this array holds an array or an object', node);
+}
+
+function bindBetween(node: Ast.BetweenExpression, scope: Scope, context: BindContext): Expr {
+  const value = bindExpression(node.value, scope, context);
+  const [v1, low] = unifyForComparison(value, bindExpression(node.low, scope, context), node.low, 'between');
+  const [v2, high] = unifyForComparison(v1, bindExpression(node.high, scope, context), node.high, 'between');
+  // The high end may have turned the value into a string: the low end must follow.
+  const [subject, lowEnd] = v2.type === v1.type ? [v2, low] : unifyForComparison(v2, low, node.low, 'between');
+  const comparable = (e: Expr): boolean => e.type === subject.type || (isNumeric(e.type) && isNumeric(subject.type));
+  if (!comparable(lowEnd) || !comparable(high)) fail('type_mismatch', `between needs ends of the value's type, got ${lowEnd.type} .. ${high.type} for ${subject.type}`, node);
+  if (subject.type === 'bool' || subject.type === 'dynamic') fail('type_mismatch', `between cannot order ${subject.type} values`, node);
+  const test = call('between', [subject, lowEnd, high], 'bool');
+  return node.negated ? call('not', [test], 'bool') : test;
+}

@@ -1,0 +1,498 @@
+import type * as Ast from '../apl/ast.js';
+import { NS_PER } from '../apl/literals.js';
+import { PlanBuilder, REPORTED_TYPES, nodesOf, scanOf } from '../plan/build.js';
+import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode } from '../plan/types.js';
+import type { DatasetSchema } from '../schema.js';
+import { aggregateSignature, type AggregateOutput, type BoundArg } from './aggregates.js';
+import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
+import { bindExpression, checkArity, findColumn, unknownField } from './expressions.js';
+
+export interface CheckOptions {
+  /** The query window in nanoseconds: start ≤ _time < end. */
+  readonly start: bigint;
+  readonly end: bigint;
+  readonly now: bigint;
+  /** Rows a query without summarize or limit returns at most. */
+  readonly defaultLimit: number;
+}
+
+/** How the plan's output becomes result tables. */
+export interface ResultShape {
+  readonly kind: 'raw' | 'summary';
+  /** A summarize by a time bin that ends the query: table "0" is a time series, "_totals" its totals. */
+  readonly timeSeries?: { readonly column: number; readonly size: bigint; readonly totalsFlag: number };
+  /**
+   * The scan's `_time` and row id columns, when the result rows still carry both: legacy matches
+   * report the event's `_rowId` (row-id.ts) from them.
+   */
+  readonly identity?: { readonly time: number; readonly rowId: number };
+}
+
+export interface CheckedQuery {
+  readonly dataset: string;
+  readonly plan: PlanNode;
+  readonly shape: ResultShape;
+}
+
+
+/**
+ * The semantic check: binds every name, function and type of the query against the dataset's
+ * fields and builds the logical plan. Everything that can be wrong with a query is found here,
+ * before any row is read.
+ */
+export function checkQuery(query: Ast.Query, schema: DatasetSchema, options: CheckOptions): CheckedQuery {
+  return new QueryChecker(schema, options).check(query);
+}
+
+class QueryChecker {
+  private readonly builder = new PlanBuilder();
+  private readonly lets = new Map<string, Expr>();
+  private readonly context: BindContext;
+  private timeColumn = 0;
+  private timeSeries: ResultShape['timeSeries'];
+
+  constructor(
+    private readonly schema: DatasetSchema,
+    private readonly options: CheckOptions,
+  ) {
+    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end } };
+  }
+
+  check(query: Ast.Query): CheckedQuery {
+    for (const statement of query.lets) {
+      const value = bindExpression(statement.value, { columns: [], lets: this.lets }, this.context);
+      this.lets.set(statement.name.name, value);
+    }
+    let node: PlanNode = this.scan();
+    query.operators.forEach((operator, index) => {
+      node = this.apply(node, operator, index === query.operators.length - 1);
+    });
+    const nodes = [...nodesOf(node)];
+    const summary = nodes.some((n) => n.kind === 'aggregate');
+    if (!summary && !nodes.some((n) => n.kind === 'limit')) node = this.builder.limit(node, this.options.defaultLimit, true);
+    const scan = scanOf(node);
+    const carried = (id: number): boolean => node.columns.some((column) => column.id === id);
+    const shape: ResultShape = {
+      kind: summary ? 'summary' : 'raw',
+      ...(this.timeSeries ? { timeSeries: this.timeSeries } : {}),
+      ...(carried(scan.rowId) && carried(scan.time.column) ? { identity: { time: scan.time.column, rowId: scan.rowId } } : {}),
+    };
+    return { dataset: this.schema.dataset, plan: node, shape };
+  }
+
+  private scan(): PlanNode {
+    const scan = this.builder.datasetScan(this.schema, this.options);
+    this.timeColumn = scan.time.column;
+    return scan;
+  }
+
+  private scope(node: PlanNode): Scope {
+    return { columns: node.columns, lets: this.lets };
+  }
+
+  private bind(expression: Ast.Expression, node: PlanNode): Expr {
+    return bindExpression(expression, this.scope(node), this.context);
+  }
+
+  private apply(node: PlanNode, operator: Ast.Operator, last: boolean): PlanNode {
+    switch (operator.kind) {
+      case 'Where': {
+        const predicate = this.bind(operator.predicate, node);
+        if (predicate.type !== 'bool') fail('type_mismatch', `where needs a bool predicate, got ${predicate.type}`, operator.predicate);
+        return this.builder.filter(node, predicate);
+      }
+      case 'Extend':
+        return this.extend(node, operator.assignments);
+      case 'Project':
+        return this.project(node, operator.assignments);
+      case 'ProjectAway': {
+        const away = new Set(this.matchPatterns(node, operator.patterns).map((column) => column.id));
+        return this.passThrough(node, visible(node).filter((column) => !away.has(column.id)), operator);
+      }
+      case 'ProjectKeep': {
+        const keep = new Set(this.matchPatterns(node, operator.patterns).map((column) => column.id));
+        return this.passThrough(node, visible(node).filter((column) => keep.has(column.id)), operator);
+      }
+      case 'ProjectReorder': {
+        const first = this.matchPatterns(node, operator.patterns);
+        const ids = new Set(first.map((column) => column.id));
+        return this.passThrough(node, [...first, ...visible(node).filter((column) => !ids.has(column.id))], operator);
+      }
+      case 'ProjectRename':
+        return this.rename(node, operator);
+      case 'Summarize':
+        return this.summarize(node, operator, last);
+      case 'Sort':
+        return this.sort(node, operator.keys);
+      case 'Take':
+        return this.builder.limit(node, this.count(operator.count));
+      case 'Top':
+        return this.builder.limit(this.sort(node, [operator.key]), this.count(operator.count));
+      case 'Count': {
+        const column = this.builder.column({ name: 'count', type: 'long', agg: { name: 'count', fields: [], args: [] } });
+        return this.builder.aggregate({ input: node, keys: [], aggregates: [{ column, call: { fn: 'count', args: [], params: [], type: 'long' } }] });
+      }
+      case 'Distinct':
+        return this.distinct(node, operator);
+      case 'Search':
+        return this.search(node, operator);
+    }
+  }
+
+  // ── Column-shaping operators ──────────────────────────────────────────────────────────────
+
+  /** Binds assignments in order; a later one may use an earlier one's name. */
+  private bindAssignments(node: PlanNode, assignments: readonly Ast.Assignment[], keepExisting: boolean): Computed[] {
+    const pending = new Map<number, Expr>();
+    const columns: PlanColumn[] = keepExisting ? [...node.columns] : [...node.columns];
+    const out: Computed[] = [];
+    let unnamed = 0;
+    for (const assignment of assignments) {
+      const bound = substitute(bindExpression(assignment.value, { columns, lets: this.lets }, this.context), pending);
+      const source = bound.kind === 'column' ? columns.find((column) => column.id === bound.column) : undefined;
+      const name = assignment.name?.name ?? derivedName(assignment.value, bound, source) ?? nextColumnName(() => ++unnamed, columns, out);
+      const column = this.builder.column({
+        name,
+        type: bound.type,
+        ...(source ? { reportedType: source.reportedType } : { reportedType: reportedTypeOf(bound) }),
+      });
+      pending.set(column.id, bound);
+      columns.push(column);
+      const previous = out.findIndex((item) => item.column.name === name);
+      if (previous !== -1) {
+        if (!keepExisting) fail('invalid_argument', `column '${name}' is projected twice; rename one with name = …`, assignment);
+        out.splice(previous, 1);
+      }
+      out.push({ column, expr: bound });
+    }
+    return out;
+  }
+
+  private extend(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
+    const added = this.bindAssignments(node, assignments, true);
+    const replaced = new Set(added.map((item) => item.column.name));
+    const kept = node.columns.filter((column) => column.hidden || !replaced.has(column.name)).map(passThroughOf);
+    return this.builder.project(node, [...kept, ...added]);
+  }
+
+  private project(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
+    const items = this.bindAssignments(node, assignments, false).map((item) => {
+      // `project status` keeps the column itself rather than a copy.
+      if (item.expr.kind === 'column') {
+        const source = node.columns.find((column) => column.id === (item.expr as { column: number }).column);
+        if (source && source.name === item.column.name) return passThroughOf(source);
+      }
+      return item;
+    });
+    const hidden = node.columns.filter((column) => column.hidden).map(passThroughOf);
+    return this.builder.project(node, [...items, ...hidden]);
+  }
+
+  private passThrough(node: PlanNode, columns: readonly PlanColumn[], operator: Ast.Operator): PlanNode {
+    // A result needs a column: clients read a table's row count from its first one.
+    if (columns.length === 0) fail('invalid_argument', 'this leaves no columns; keep at least one', operator);
+    const hidden = node.columns.filter((column) => column.hidden);
+    return this.builder.project(node, [...columns, ...hidden].map(passThroughOf));
+  }
+
+  private rename(node: PlanNode, operator: Ast.ProjectRenameOperator): PlanNode {
+    const renamed = new Map<number, string>();
+    for (const rename of operator.renames) {
+      const column = findColumn(this.scope(node), rename.oldName.name);
+      if (!column) unknownField(rename.oldName.name, this.scope(node), rename.oldName);
+      renamed.set(column.id, rename.newName.name);
+    }
+    const names = new Set<string>();
+    const computed = node.columns.map((column) => {
+      const name = renamed.get(column.id);
+      if (column.hidden) return passThroughOf(column);
+      const finalName = name ?? column.name;
+      if (names.has(finalName)) fail('invalid_argument', `project-rename makes two columns named '${finalName}'`, operator);
+      names.add(finalName);
+      if (name === undefined) return passThroughOf(column);
+      const copy = this.builder.column({ name, type: column.type, reportedType: column.reportedType, ...(column.agg ? { agg: column.agg } : {}) });
+      return { column: copy, expr: refOf(column) };
+    });
+    return this.builder.project(node, computed);
+  }
+
+  /** Columns matching the patterns, in pattern order, each once. A plain name must exist. */
+  private matchPatterns(node: PlanNode, patterns: readonly Ast.NamePattern[]): PlanColumn[] {
+    const result: PlanColumn[] = [];
+    const seen = new Set<number>();
+    for (const pattern of patterns) {
+      if (!pattern.wildcard) {
+        const column = findColumn(this.scope(node), pattern.pattern);
+        if (!column) unknownField(pattern.pattern, this.scope(node), pattern);
+        if (!seen.has(column.id)) result.push(column);
+        seen.add(column.id);
+        continue;
+      }
+      const regex = wildcardRegex(pattern.pattern);
+      for (const column of visible(node)) {
+        if (regex.test(column.name) && !seen.has(column.id)) {
+          seen.add(column.id);
+          result.push(column);
+        }
+      }
+    }
+    return result;
+  }
+
+  // ── Ordering and limits ──────────────────────────────────────────────────────────────────
+
+  private sort(node: PlanNode, keys: readonly Ast.SortKey[]): PlanNode {
+    const extra: Computed[] = [];
+    const order: OrderKey[] = keys.map((key) => {
+      const expr = this.bind(key.value, node);
+      if (expr.type === 'dynamic') fail('type_mismatch', 'cannot sort by a dynamic value; convert it with tostring() or toreal()', key.value);
+      const desc = key.direction !== 'asc';
+      const nullsFirst = key.nulls === undefined ? !desc : key.nulls === 'first';
+      if (expr.kind === 'column') return { column: expr.column, desc, nullsFirst };
+      const column = this.builder.column({ name: `sort_key_${extra.length + 1}`, type: expr.type, hidden: true });
+      extra.push({ column, expr });
+      return { column: column.id, desc, nullsFirst };
+    });
+    const input = extra.length === 0 ? node : this.builder.project(node, [...node.columns.map(passThroughOf), ...extra]);
+    return this.builder.sort(input, order);
+  }
+
+  private count(expression: Ast.Expression): number {
+    const value = constantValue(bindExpression(expression, { columns: [], lets: this.lets }, this.context));
+    if (typeof value !== 'bigint' || value < 0n) fail('invalid_argument', 'the number of rows must be a constant integer of at least 0', expression);
+    return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+  }
+
+  // ── Summaries ────────────────────────────────────────────────────────────────────────────
+
+  private distinct(node: PlanNode, operator: Ast.DistinctOperator): PlanNode {
+    const columns =
+      operator.columns.length === 0
+        ? visible(node)
+        : operator.columns.map((identifier) => findColumn(this.scope(node), identifier.name) ?? unknownField(identifier.name, this.scope(node), identifier));
+    const keys = columns.map((column) => ({
+      input: column.id,
+      column: this.builder.column({ name: column.name, type: column.type, reportedType: column.reportedType }),
+    }));
+    const aggregate = this.builder.aggregate({ input: node, keys, aggregates: [] });
+    return aggregate;
+  }
+
+  private summarize(input: PlanNode, operator: Ast.SummarizeOperator, last: boolean): PlanNode {
+    const inputScope = this.scope(input);
+    // Group keys: plain columns are grouped on directly, expressions are computed first.
+    const keyExprs = operator.by.map((assignment) => ({ assignment, expr: this.bind(assignment.value, input) }));
+    const computedKeys: Computed[] = [];
+    const keys: { input: number; column: PlanColumn; time: boolean; size?: bigint }[] = [];
+    const taken: PlanColumn[] = [];
+    let unnamed = 0;
+    for (const { assignment, expr } of keyExprs) {
+      if (expr.type === 'dynamic') fail('type_mismatch', 'cannot group by a dynamic value; convert it with tostring()', assignment.value);
+      const source = expr.kind === 'column' ? input.columns.find((column) => column.id === expr.column) : undefined;
+      const name = assignment.name?.name ?? derivedName(assignment.value, expr, source) ?? nextColumnName(() => ++unnamed, taken, []);
+      const size = this.timeBinSize(expr);
+      let inputId: number;
+      if (expr.kind === 'column') {
+        inputId = expr.column;
+      } else {
+        const computed = this.builder.column({ name, type: expr.type, hidden: true });
+        computedKeys.push({ column: computed, expr });
+        inputId = computed.id;
+      }
+      const column = this.builder.column({ name: uniqueName(name, taken), type: expr.type, reportedType: source?.reportedType ?? reportedTypeOf(expr) });
+      taken.push(column);
+      keys.push({ input: inputId, column, time: size !== undefined, ...(size !== undefined ? { size } : {}) });
+    }
+    const timeKey = keys.find((key) => key.time);
+    // The time bin leads the output columns (apl.md: `[_time, keys…, aggs…]`).
+    const orderedKeys = timeKey ? [timeKey, ...keys.filter((key) => key !== timeKey)] : keys;
+    const source = computedKeys.length === 0 ? input : this.builder.project(input, [...input.columns.map(passThroughOf), ...computedKeys]);
+
+    const items: AggregateItem[] = [];
+    const post: { column: PlanColumn; expr: Expr }[] = [];
+    let needsPost = false;
+    const flag = timeKey && last ? this.builder.column({ name: '_totals', type: 'bool', hidden: true }) : undefined;
+    const window = this.options.end - this.options.start;
+    const keyScope: Scope = { columns: orderedKeys.map((key) => key.column), lets: this.lets };
+
+    for (const assignment of operator.aggregates) {
+      const outputs: { output: AggregateOutput; column: PlanColumn; perSecond: boolean }[] = [];
+      const sink: AggregateSink = {
+        inputScope,
+        add: (callNode, context) => {
+          const binding = this.bindAggregate(callNode, inputScope, context, keys.map((key) => key.input));
+          const columns = binding.outputs.map((output) => {
+            const column = this.builder.column({
+              name: output.defaultName,
+              type: output.call.type,
+              reportedType: output.reportedType ?? REPORTED_TYPES[output.call.type],
+              hidden: true,
+              agg: output.agg,
+            });
+            outputs.push({ output, column, perSecond: binding.perSecond === true });
+            items.push({ column, call: output.call });
+            return column;
+          });
+          return refOf(columns[0] as PlanColumn);
+        },
+      };
+      const direct = assignment.value.kind === 'Call' && aggregateSignature(assignment.value.name.name) !== undefined;
+      const bound = bindExpression(assignment.value, keyScope, { ...this.context, aggregates: sink });
+      if (outputs.length === 0) fail('invalid_argument', 'summarize needs aggregations such as count() or avg(x); put other expressions in extend', assignment.value);
+      if (direct && outputs.length > 1 && assignment.name) {
+        fail('invalid_argument', `${(assignment.value as Ast.Call).name.name}() returns several columns and cannot be given one name; rename them with project-rename`, assignment.name);
+      }
+      if (direct) {
+        for (const { output, column, perSecond } of outputs) {
+          const name = uniqueName(outputs.length === 1 && assignment.name ? assignment.name.name : output.defaultName, taken);
+          const visibleColumn = { ...column, name, hidden: false };
+          taken.push(visibleColumn);
+          if (perSecond) {
+            needsPost = true;
+            const seconds = (span: bigint): Expr => literal('real', Number(span) / Number(NS_PER.second));
+            const duration = flag && timeKey?.size ? call('iff', [refOf(flag), seconds(window), seconds(timeKey.size)], 'real') : seconds(timeKey?.size ?? window);
+            const rate = this.builder.column({ name, type: 'real', agg: output.agg });
+            post.push({ column: rate, expr: call('div', [call('toreal', [refOf(column)], 'real'), duration], 'real') });
+          } else {
+            const index = items.findIndex((item) => item.column.id === column.id);
+            items[index] = { column: visibleColumn, call: output.call };
+            post.push({ column: visibleColumn, expr: refOf(visibleColumn) });
+          }
+        }
+      } else {
+        needsPost = true;
+        const name = uniqueName(assignment.name?.name ?? nextColumnName(() => ++unnamed, taken, []), taken);
+        const column = this.builder.column({ name, type: bound.type, reportedType: reportedTypeOf(bound), agg: { name: 'computed', fields: [], args: [] } });
+        taken.push(column);
+        post.push({ column, expr: bound });
+      }
+    }
+
+    const inputRowId = source.columns.some((column) => column.id === scanOf(input).rowId) ? scanOf(input).rowId : undefined;
+    let node: PlanNode = this.builder.aggregate({
+      input: source,
+      keys: orderedKeys.map(({ input: keyInput, column }) => ({ input: keyInput, column })),
+      aggregates: items,
+      ...(timeKey && flag ? { totals: { withoutKey: timeKey.input, flag } } : {}),
+      ...(inputRowId !== undefined ? { inputRowId } : {}),
+    });
+    if (needsPost) {
+      node = this.builder.project(node, [
+        ...orderedKeys.map((key) => passThroughOf(key.column)),
+        ...post,
+        ...(flag ? [passThroughOf({ ...flag, hidden: true })] : []),
+      ]);
+    }
+    if (timeKey && flag && timeKey.size !== undefined) this.timeSeries = { column: timeKey.column.id, size: timeKey.size, totalsFlag: flag.id };
+    else if (last) this.timeSeries = undefined;
+    const firstAggregate = post.find((item) => !item.column.hidden)?.column;
+    const order: OrderKey[] = [];
+    if (timeKey) order.push({ column: timeKey.column.id, desc: false, nullsFirst: true });
+    if (firstAggregate) order.push({ column: firstAggregate.id, desc: true, nullsFirst: false });
+    for (const key of orderedKeys) if (key !== timeKey) order.push({ column: key.column.id, desc: false, nullsFirst: true });
+    return this.builder.sort(node, order);
+  }
+
+  private bindAggregate(node: Ast.Call, scope: Scope, context: BindContext, keyInputs: readonly number[]) {
+    const name = node.name.name;
+    const signature = aggregateSignature(name);
+    if (!signature) throw new Error(`No aggregation ${name}.`);
+    checkArity(name, node, signature.min, signature.max);
+    const inner: BindContext = { builder: context.builder, now: context.now, range: context.range };
+    const args: BoundArg[] = [];
+    node.args.forEach((arg, index) => {
+      if (arg.kind === 'Star') {
+        if ((name !== 'arg_max' && name !== 'arg_min') || index === 0) fail('syntax', "'*' is only allowed after the first argument of arg_max() and arg_min()", arg);
+        const first = args[0]?.expr;
+        for (const column of scope.columns) {
+          if (column.hidden || keyInputs.includes(column.id)) continue;
+          if (first?.kind === 'column' && first.column === column.id) continue;
+          args.push({ expr: refOf(column), field: column.name, node: arg });
+        }
+        return;
+      }
+      const expr = bindExpression(arg, scope, inner);
+      const column = expr.kind === 'column' ? scope.columns.find((c) => c.id === expr.column) : undefined;
+      args.push({ expr, field: column?.name, node: arg });
+    });
+    return signature.bind(args, node);
+  }
+
+  /** The bin size when `expr` bins the scan's `_time`: `bin(_time, 1m)`, `bin_auto(_time)`. */
+  private timeBinSize(expr: Expr): bigint | undefined {
+    if (expr.kind !== 'call' || expr.fn !== 'bin') return undefined;
+    const [value, size] = expr.args;
+    if (value?.kind !== 'column' || value.column !== this.timeColumn || size?.kind !== 'literal' || typeof size.value !== 'bigint') return undefined;
+    return size.value;
+  }
+
+  private search(node: PlanNode, operator: Ast.SearchOperator): PlanNode {
+    const term = literal('string', operator.term.value);
+    const tests = visible(node)
+      .filter((column) => column.type === 'string' || column.type === 'dynamic')
+      .map((column) => call('has', [column.type === 'string' ? refOf(column) : call('tostring', [refOf(column)], 'string'), term], 'bool', operator.caseSensitive));
+    const predicate = tests.reduce<Expr | undefined>((all, test) => (all ? call('or', [all, test], 'bool') : test), undefined) ?? literal('bool', false);
+    return this.builder.filter(node, predicate);
+  }
+}
+
+function visible(node: PlanNode): PlanColumn[] {
+  return node.columns.filter((column) => !column.hidden);
+}
+
+function refOf(column: PlanColumn): Expr {
+  return { kind: 'column', column: column.id, type: column.type };
+}
+
+function passThroughOf(column: PlanColumn): Computed {
+  return { column, expr: refOf(column) };
+}
+
+/** Replaces references to columns defined earlier in the same operator by their expressions. */
+function substitute(expr: Expr, pending: ReadonlyMap<number, Expr>): Expr {
+  if (pending.size === 0) return expr;
+  if (expr.kind === 'column') return pending.get(expr.column) ?? expr;
+  if (expr.kind === 'literal') return expr;
+  return { ...expr, args: expr.args.map((arg) => substitute(arg, pending)) };
+}
+
+/**
+ * The name of an unnamed column: a field keeps its name, `bin(f, …)`, `bin_auto(f)` and
+ * `floor(f, …)` take f's; anything else gets `Column1`, `Column2`… (Kusto's rule).
+ */
+function derivedName(node: Ast.Expression, bound: Expr, source: PlanColumn | undefined): string | undefined {
+  if (source) return source.name;
+  if (node.kind === 'Name') return node.name;
+  if (node.kind === 'Call' && ['bin', 'bin_auto', 'floor'].includes(node.name.name) && bound.kind === 'call' && bound.fn === 'bin') {
+    const first = node.args[0];
+    if (first?.kind === 'Name') return first.name;
+  }
+  return undefined;
+}
+
+function nextColumnName(next: () => number, columns: readonly PlanColumn[], out: readonly Computed[]): string {
+  for (;;) {
+    const name = `Column${next()}`;
+    if (!columns.some((column) => !column.hidden && column.name === name) && !out.some((item) => item.column.name === name)) return name;
+  }
+}
+
+/** `name`, or `name_1`, `name_2`… when taken (apl.md: a clash appends `_1`, `_2`). */
+function uniqueName(name: string, taken: readonly PlanColumn[]): string {
+  const used = new Set(taken.map((column) => column.name));
+  if (!used.has(name)) return name;
+  for (let i = 1; ; i++) if (!used.has(`${name}_${i}`)) return `${name}_${i}`;
+}
+
+function reportedTypeOf(expr: Expr): string {
+  if (expr.type === 'dynamic') {
+    if (expr.kind === 'call' && expr.fn === 'split') return 'array';
+    if (expr.kind === 'literal' && typeof expr.value === 'string') return expr.value.startsWith('[') ? 'array' : 'object';
+  }
+  return REPORTED_TYPES[expr.type];
+}
+
+function wildcardRegex(pattern: string): RegExp {
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`, 's');
+}

@@ -1,0 +1,58 @@
+import type { StagedBatch } from '../store/staged-batch.js';
+import { BatchWriter, type IngestFailure } from './batch-writer.js';
+import { decompressBody } from './decompress.js';
+import { ingestError } from './errors.js';
+import { readCsv, readJson, readNdjson } from './formats.js';
+import { parseGoLayout } from './go-layout.js';
+import { INGEST_LIMITS, type IngestLimits } from './limits.js';
+import type { IngestOptions } from './options.js';
+
+export interface DecodedBody {
+  /** The events that decoded, staged for the store. */
+  readonly batch: StagedBatch;
+  /** Events that could not be decoded, in body order. */
+  readonly failures: readonly IngestFailure[];
+  /** Bytes of the body once decompressed. */
+  readonly processedBytes: number;
+}
+
+export interface DecodeContext {
+  /** Where to write the staged batch (inside the store's staging directory). */
+  readonly file: string;
+  /** Ingest time, epoch ms. */
+  readonly nowMs: number;
+  readonly limits?: IngestLimits;
+}
+
+/**
+ * Decodes a request body (as received: possibly compressed) into a staged batch. Throws an
+ * ingest error (see errors.ts) when the body as a whole cannot be read; single events that cannot be stored
+ * become failures. Invalid UTF-8 is read with replacement characters, as the hosted service does.
+ */
+export function decodeBody(body: Uint8Array, options: IngestOptions, context: DecodeContext): DecodedBody {
+  const limits = context.limits ?? INGEST_LIMITS;
+  const bytes = decompressBody(body, options.encoding, limits.maxBodyBytes);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const writer = new BatchWriter({
+    file: context.file,
+    nowMs: context.nowMs,
+    timestampField: options.timestampField,
+    timestampLayout: options.timestampFormat === undefined ? undefined : parseGoLayout(options.timestampFormat),
+    timestampFormat: options.timestampFormat,
+    labels: options.labels,
+    limits,
+  });
+  let events = 0;
+  const countEvent = (): void => {
+    if (++events > limits.maxEventsPerRequest) {
+      throw ingestError('too_large',
+        'too_many_events',
+        `The request has more than ${limits.maxEventsPerRequest} events. Expected at most ${limits.maxEventsPerRequest} events per request: split them into several requests.`,
+      );
+    }
+  };
+  if (options.format === 'ndjson') readNdjson(text, writer, countEvent);
+  else if (options.format === 'json') readJson(text, writer, countEvent);
+  else readCsv(text, options.csvDelimiter, options.csvFields, writer, countEvent);
+  return { batch: writer.finish(), failures: writer.failures, processedBytes: bytes.byteLength };
+}

@@ -1,0 +1,39 @@
+import type { AppendResult, EventStore } from '../store/event-store.js';
+import { BatchWriter, type IngestFailure } from './batch-writer.js';
+import { parseGoLayout } from './go-layout.js';
+import { INGEST_LIMITS } from './limits.js';
+import { stagingFile } from './staging-file.js';
+
+export interface IngestEventsOptions {
+  /** Ingest time (`_sysTime`, and `_time` of events without one), epoch ms; default now. */
+  nowMs?: number;
+  timestampField?: string;
+  timestampFormat?: string;
+  labels?: Record<string, unknown>;
+}
+
+/**
+ * Ingests already-parsed events (plain JSON-like objects) in this process, through the same
+ * flattening, time and naming rules as the HTTP endpoints. For tests, fixtures and tools; the
+ * service decodes request bodies in its worker instead.
+ */
+export async function ingestEvents(
+  store: EventStore,
+  dataset: string,
+  events: Iterable<unknown>,
+  options: IngestEventsOptions = {},
+): Promise<AppendResult & { decodeFailures: readonly IngestFailure[] }> {
+  const writer = new BatchWriter({
+    file: stagingFile(store.stagingDir),
+    nowMs: options.nowMs ?? Date.now(),
+    timestampField: options.timestampField ?? '_time',
+    timestampLayout: options.timestampFormat === undefined ? undefined : parseGoLayout(options.timestampFormat),
+    timestampFormat: options.timestampFormat,
+    labels: options.labels,
+    limits: INGEST_LIMITS,
+  });
+  let index = 0;
+  for (const event of events) writer.add(event, `event ${++index}`);
+  const result = await store.append(dataset, writer.finish());
+  return { ...result, decodeFailures: writer.failures };
+}

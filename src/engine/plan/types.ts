@@ -1,0 +1,254 @@
+/**
+ * The logical plan: what a query computes, independent of the language it was written in. APL
+ * (`check/`) builds it today and the structured query builds it next; `sql/` is its only
+ * compiler. Six node kinds, each with its output columns and the order of its rows:
+ *
+ *   scan       the rows of one dataset whose `_time` lies in [start, end)
+ *   filter     the input rows for which a predicate is true
+ *   project    one row per input row, with exactly the listed computed columns
+ *   aggregate  one row per distinct key combination (one row in all when there are no keys)
+ *   sort       the input rows in another order
+ *   limit      the first N input rows in the input's order
+ *
+ * Columns are identified by a number unique within the plan; names are only for results, so a
+ * user name never has to be an SQL identifier. Row order is a property of every node (`order`):
+ * a scan's rows are `_time desc`, a sort changes the order, filters and projections keep it, an
+ * aggregate defines its own; `limit` and the final result materialise it.
+ */
+
+/** The scalar types of expressions. Datetimes and timespans are nanoseconds (int64) at run time. */
+export type ScalarType = 'bool' | 'long' | 'real' | 'string' | 'datetime' | 'timespan' | 'dynamic';
+
+/** How a result column is described to clients (`fields[].agg`, wire.md's allowed names). */
+export interface AggregationInfo {
+  readonly name: string;
+  readonly fields: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+export interface PlanColumn {
+  readonly id: number;
+  readonly name: string;
+  readonly type: ScalarType;
+  /** The type reported to clients: a dataset field's joined types (`integer|float`) or the type's wire name. */
+  readonly reportedType: string;
+  /** Carried only to order rows (a dropped `_time`, `_rowId`); never part of a result. */
+  readonly hidden: boolean;
+  readonly agg?: AggregationInfo;
+}
+
+export interface OrderKey {
+  readonly column: number;
+  readonly desc: boolean;
+  readonly nullsFirst: boolean;
+}
+
+// ── Scalar expressions ─────────────────────────────────────────────────────────────────────
+
+/** A constant. long, datetime and timespan hold bigint; real number; dynamic its JSON text. */
+export type LiteralValue = string | bigint | number | boolean | null;
+
+export interface ColumnRef {
+  readonly kind: 'column';
+  readonly column: number;
+  readonly type: ScalarType;
+}
+
+export interface Literal {
+  readonly kind: 'literal';
+  readonly type: ScalarType;
+  readonly value: LiteralValue;
+}
+
+export interface Call {
+  readonly kind: 'call';
+  readonly fn: ScalarFunction;
+  readonly args: readonly Expr[];
+  readonly type: ScalarType;
+  /** String comparisons and matches: false for the case-insensitive forms. */
+  readonly caseSensitive?: boolean;
+}
+
+export type Expr = ColumnRef | Literal | Call;
+
+/**
+ * Scalar functions with decided semantics (apl.md). Null rules: `eq` is true for two nulls and
+ * false for one, `ne` its negation; the string predicates, `in`, `between` and `regex` are false
+ * for a null input; the orderings (`lt`…) and arithmetic are null when an operand is null.
+ */
+export type ScalarFunction =
+  // logic
+  | 'and'
+  | 'or'
+  | 'not'
+  // comparison
+  | 'eq'
+  | 'ne'
+  | 'lt'
+  | 'lte'
+  | 'gt'
+  | 'gte'
+  | 'in'
+  | 'between'
+  // arithmetic (int / int truncates toward zero)
+  | 'add'
+  | 'sub'
+  | 'mul'
+  | 'div'
+  | 'mod'
+  | 'neg'
+  // string predicates; `has*` match whole terms (runs of letters and digits)
+  | 'contains'
+  | 'startswith'
+  | 'endswith'
+  | 'has'
+  | 'hasprefix'
+  | 'hassuffix'
+  | 'regex'
+  // strings
+  | 'tolower'
+  | 'toupper'
+  | 'strlen'
+  | 'substring'
+  | 'strcat'
+  | 'split'
+  | 'replace_string'
+  | 'indexof'
+  | 'extract'
+  // conversions
+  | 'tostring'
+  | 'tolong'
+  | 'toreal'
+  | 'tobool'
+  | 'todatetime'
+  | 'totimespan'
+  // nulls and conditionals
+  | 'isnull'
+  | 'isnotnull'
+  | 'isempty'
+  | 'isnotempty'
+  | 'coalesce'
+  | 'iff'
+  | 'case'
+  // numbers and time
+  | 'floor'
+  | 'ceiling'
+  | 'round'
+  | 'abs'
+  | 'bin'
+  | 'startofday'
+  | 'startofweek'
+  | 'startofmonth'
+  | 'datetime_diff'
+  | 'hourofday'
+  | 'dayofweek'
+  // dynamic values: a key or an index of a JSON value
+  | 'dynamic_get';
+
+// ── Aggregations ──────────────────────────────────────────────────────────────────────────
+
+export type AggregateFunction =
+  | 'count'
+  | 'dcount'
+  | 'sum'
+  | 'avg'
+  | 'min'
+  | 'max'
+  | 'percentile'
+  | 'percentiles'
+  | 'topk'
+  | 'make_list'
+  | 'make_set'
+  | 'arg_max'
+  | 'arg_min'
+  | 'stdev'
+  | 'variance'
+  | 'histogram';
+
+export interface AggregateCall {
+  readonly fn: AggregateFunction;
+  /**
+   * count: none or one (non-null values); arg_max/arg_min: [value to return, expression to
+   * maximise]; the rest: the aggregated expression.
+   */
+  readonly args: readonly Expr[];
+  /** Only rows for which this is true take part (`countif`, `sumif`…). */
+  readonly filter?: Expr;
+  /** percentile: [p]; percentiles: [p1, p2…] (0–100); topk: [k]; make_set: [limit]; histogram: [buckets]. */
+  readonly params: readonly number[];
+  readonly type: ScalarType;
+}
+
+// ── Nodes ─────────────────────────────────────────────────────────────────────────────────
+
+interface NodeBase<K extends string> {
+  readonly kind: K;
+  /** Output columns, hidden ones included, in result order. */
+  readonly columns: readonly PlanColumn[];
+  readonly order: readonly OrderKey[];
+}
+
+export interface ScanField {
+  readonly column: PlanColumn;
+  /** The store's generated column name (`f3`, `_time`); never a user's text. */
+  readonly physical: string;
+}
+
+export interface ScanNode extends NodeBase<'scan'> {
+  readonly dataset: string;
+  /** The store's generated table name (`ds_1`). */
+  readonly table: string;
+  readonly fields: readonly ScanField[];
+  /** The `_time` column of the scan and the window, in nanoseconds: start ≤ _time < end. */
+  readonly time: { readonly column: number; readonly physical: string; readonly start: bigint; readonly end: bigint };
+  /** The row id column (ingest order), hidden. */
+  readonly rowId: number;
+}
+
+export interface FilterNode extends NodeBase<'filter'> {
+  readonly input: PlanNode;
+  readonly predicate: Expr;
+}
+
+export interface Computed {
+  readonly column: PlanColumn;
+  readonly expr: Expr;
+}
+
+export interface ProjectNode extends NodeBase<'project'> {
+  readonly input: PlanNode;
+  /** One per output column, in the same order as `columns`. */
+  readonly computed: readonly Computed[];
+}
+
+export interface AggregateItem {
+  readonly column: PlanColumn;
+  readonly call: AggregateCall;
+}
+
+export interface AggregateNode extends NodeBase<'aggregate'> {
+  readonly input: PlanNode;
+  /** Input columns to group by, and the output column of each. */
+  readonly keys: readonly { readonly input: number; readonly column: PlanColumn }[];
+  readonly aggregates: readonly AggregateItem[];
+  /**
+   * Also aggregate without one key (a time bin) in the same pass: those rows have the key null
+   * and `flag` true. This is how a time series and its totals come from one scan.
+   */
+  readonly totals?: { readonly withoutKey: number; readonly flag: PlanColumn };
+  /** The input row id, when the input still has one: the order of make_list and make_set, ties of arg_max. */
+  readonly inputRowId?: number;
+}
+
+export interface SortNode extends NodeBase<'sort'> {
+  readonly input: PlanNode;
+}
+
+export interface LimitNode extends NodeBase<'limit'> {
+  readonly input: PlanNode;
+  readonly count: number;
+  /** Added by default rather than written: the result says so when rows were left out. */
+  readonly implicit: boolean;
+}
+
+export type PlanNode = ScanNode | FilterNode | ProjectNode | AggregateNode | SortNode | LimitNode;

@@ -1,0 +1,151 @@
+import { InputError } from '../../common/errors.js';
+import { formatDatetime } from '../apl/literals.js';
+import type { CheckedQuery } from '../check/query.js';
+import { buildLegacy, type LegacyResult } from '../results/legacy.js';
+import type { PlanColumn, PlanNode } from '../plan/types.js';
+import { APL_CAP_ADVICE, decodeRows, type CapAdvice, type DecodedRows } from '../results/rows.js';
+import { buildTabular, type QueryStatus, type TabularResult } from '../results/tabular.js';
+import type { DatasetSchema } from '../schema.js';
+import { compilePlan, type CompiledQuery, type Counter, type Statement } from '../sql/compile.js';
+import type { EventReader, QueryRows, RunSql } from '../store/types.js';
+
+export type ResultFormat = 'tabular' | 'legacy';
+export type QueryResult = TabularResult | LegacyResult;
+
+/** Limits of one query; every one is a number a test or an operator can change. */
+export interface QueryLimits {
+  /** Longest APL text, in characters. */
+  readonly maxQueryLength: number;
+  /** Wall time of the whole read; the running DuckDB statement is interrupted past it. */
+  readonly timeoutMs: number;
+  /** Rows a result may hold; past them the result is cut and says so. */
+  readonly maxRows: number;
+  /** About how many bytes of JSON a result may hold; past them the result is cut and says so. */
+  readonly maxResultBytes: number;
+  /** Rows a query without summarize or limit returns (apl.md). */
+  readonly defaultLimit: number;
+}
+
+export const QUERY_LIMITS: QueryLimits = {
+  maxQueryLength: 65_536,
+  timeoutMs: 30_000,
+  maxRows: 50_000,
+  maxResultBytes: 32 * 1024 * 1024,
+  defaultLimit: 1000,
+};
+
+export interface ExecuteOptions {
+  readonly reader: EventReader;
+  readonly schema: DatasetSchema;
+  /** The query window in nanoseconds, as the plan's scan has it. */
+  readonly window: { readonly start: bigint; readonly end: bigint };
+  readonly format: ResultFormat;
+  readonly limits: QueryLimits;
+  readonly signal?: AbortSignal;
+  /** `process.hrtime.bigint()` when the request arrived: `elapsedTime` counts from there. */
+  readonly started: bigint;
+}
+
+/**
+ * Runs a checked plan — from APL (run-apl.ts) or any other front end that builds the same plan —
+ * and shapes its result: compile to SQL, read within the budget, decode, count, shape.
+ */
+export async function executePlan(query: CheckedQuery, options: ExecuteOptions): Promise<QueryResult> {
+  const ran = await runPlan(query.plan, options);
+  const status = planStatus(ran, options, query.shape.kind === 'summary' ? countGroups(query, ran.rows.rowCount, ran.rows.values) : 0);
+  const context = { query, columns: ran.columns, rows: ran.rows, status, schema: options.schema, range: options.window };
+  return options.format === 'legacy' ? buildLegacy(context) : buildTabular(context);
+}
+
+/** A plan that ran: its decoded rows and the counters read in the same snapshot. */
+export interface RanPlan {
+  /** The result's columns in SELECT order, hidden ones included. */
+  readonly columns: readonly PlanColumn[];
+  readonly rows: DecodedRows;
+  readonly examined: number;
+  readonly matched: number;
+}
+
+/** The half of a query every front end shares: compile the plan, read it within the budget, decode under the caps. */
+export async function runPlan(
+  plan: PlanNode,
+  options: {
+    readonly reader: EventReader;
+    readonly limits: Pick<QueryLimits, 'timeoutMs' | 'maxRows' | 'maxResultBytes'>;
+    readonly signal?: AbortSignal;
+    /** How a cut result tells the caller to ask for less; APL's words unless the front end has its own. */
+    readonly capAdvice?: CapAdvice;
+  },
+): Promise<RanPlan> {
+  const { limits } = options;
+  const compiled = compilePlan(plan);
+  const budget = { timeoutMs: limits.timeoutMs, maxRows: limits.maxRows, ...(options.signal ? { signal: options.signal } : {}) };
+  // One statement is one snapshot by itself; a counter's second statement needs a read transaction to share it.
+  const read = hasFallback(compiled)
+    ? await options.reader.read(budget, (run) => execute(run, compiled))
+    : await execute((sql, params) => options.reader.readOne(budget, sql, params), compiled);
+  const rows = decodeRows(plan, compiled.columns, read.rows, { maxResultBytes: limits.maxResultBytes, advice: options.capAdvice ?? APL_CAP_ADVICE });
+  return { columns: compiled.columns, rows, examined: read.examined, matched: read.matched };
+}
+
+/** `status` of a result: counters count real rows; `elapsedTime` in microseconds since `started`. */
+export function planStatus(ran: RanPlan, options: { readonly window: ExecuteOptions['window']; readonly started: bigint }, numGroups: number): QueryStatus {
+  return {
+    elapsedTime: Math.round(Number(process.hrtime.bigint() - options.started) / 1000),
+    rowsExamined: ran.examined,
+    rowsMatched: ran.matched,
+    numGroups,
+    blocksExamined: 0,
+    isPartial: ran.rows.partial,
+    cacheStatus: 1,
+    // The local store has no blocks: the block times are the query window's bounds.
+    minBlockTime: formatDatetime(options.window.start),
+    maxBlockTime: formatDatetime(options.window.end),
+    ...(ran.rows.messages.length > 0 ? { messages: [...ran.rows.messages] } : {}),
+  };
+}
+
+interface ReadOutcome {
+  readonly rows: QueryRows;
+  readonly examined: number;
+  readonly matched: number;
+}
+
+function hasFallback(compiled: CompiledQuery): boolean {
+  return compiled.examined.fallback !== undefined || compiled.matched?.fallback !== undefined;
+}
+
+/** The result and its counters, in one snapshot: `rowsExamined` and `rowsMatched` count real rows. */
+async function execute(run: RunSql, compiled: CompiledQuery): Promise<ReadOutcome> {
+  const rows = await runStatement(run, compiled);
+  const counter = async (counted: Counter): Promise<number> => {
+    const index = rows.columnNames.indexOf(counted.column);
+    if (index !== -1 && rows.rowCount > 0) return Number(rows.columns[index]?.[0] ?? 0);
+    // No fallback: the compiler proved that an empty result comes from an empty window.
+    if (!counted.fallback) return 0;
+    const alone = await runStatement(run, counted.fallback);
+    return Number(alone.columns[0]?.[0] ?? 0);
+  };
+  const examined = await counter(compiled.examined);
+  const matched = compiled.matched ? await counter(compiled.matched) : examined;
+  return { rows, examined, matched };
+}
+
+/** DuckDB rejects bad values at run time (an overflow, an invalid regular expression): the query's fault, a 400. */
+async function runStatement(run: RunSql, statement: Statement): Promise<QueryRows> {
+  try {
+    return await run(statement.sql, statement.params);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const runtime = /^(Out of Range|Conversion|Invalid Input) Error: ([^\n]*)/.exec(message);
+    if (runtime) throw new InputError(`The query failed while it ran: ${runtime[2]}`, { code: 'apl_runtime', cause: error });
+    throw error;
+  }
+}
+
+/** Distinct groups of a summary: rows, or for a time series the rows of its totals. */
+function countGroups(query: CheckedQuery, rowCount: number, values: ReadonlyMap<number, readonly unknown[]>): number {
+  const series = query.shape.timeSeries;
+  if (!series) return rowCount;
+  return (values.get(series.totalsFlag) ?? []).filter((flag) => flag === true).length;
+}

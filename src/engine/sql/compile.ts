@@ -1,0 +1,395 @@
+import { scanOf } from '../plan/build.js';
+import type { AggregateCall, AggregateNode, Expr, LimitNode, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
+import type { SqlParam } from '../store/types.js';
+import { ExpressionCompiler, columnName } from './expressions.js';
+import { Params } from './params.js';
+import { quoteIdentifier, sqlInteger, sqlReal } from './quote.js';
+
+export interface Statement {
+  readonly sql: string;
+  readonly params: readonly SqlParam[];
+}
+
+/**
+ * A status counter the main statement computes as an extra column of every row, so that no
+ * second statement is needed. A result without rows has nowhere to carry it: then `fallback`
+ * computes it alone, and without a fallback it is 0 (see compilePlan).
+ */
+export interface Counter {
+  readonly column: string;
+  readonly fallback?: Statement;
+}
+
+export interface CompiledQuery extends Statement {
+  /** The result's columns in SELECT order (hidden ones included: the shaper needs flags and row ids). */
+  readonly columns: readonly PlanColumn[];
+  /** `rowsExamined`: the rows in the time window. */
+  readonly examined: Counter;
+  /**
+   * `rowsMatched`: the rows out of the filters before the first limit or aggregation. Absent when
+   * there is no such filter (then it is `rowsExamined`). An aggregation totals its input's rows
+   * itself; a raw query counts them with a second pass over the filter.
+   */
+  readonly matched?: Counter;
+}
+
+/** Counter columns; single letters never clash with the generated `c<n>` names. */
+const EXAMINED = 'x';
+const MATCHED = 'm';
+
+/**
+ * Compiles a plan to one DuckDB statement: one nested SELECT per node (DuckDB's optimiser pushes
+ * filters and projections through them), ORDER BY only where order matters (a limit and a final
+ * result that can have more than one row), every value a bound parameter, and the status
+ * counters as extra columns.
+ *
+ * The counters need a second statement only when the result can come back empty while rows were
+ * examined: with a filter (or `take 0`) somewhere, and no keyless aggregation to guarantee a row.
+ * Without one, an empty result means an empty window, and both counters are 0. Every other query
+ * is exactly one statement, which DuckDB reads from one snapshot.
+ */
+export function compilePlan(root: PlanNode): CompiledQuery {
+  const params = new Params();
+  const scan = scanOf(root);
+  const compiler = new PlanCompiler(params, scan);
+  const cut = rowStageCut(root);
+  const hasFilter = cut.stage !== undefined && [...chain(cut.stage)].some((node) => node.kind === 'filter');
+  // An aggregation counts its input rows for free: the matched rows, and without a filter the examined ones too.
+  compiler.carryMatchedFrom = cut.at?.kind === 'aggregate' ? cut.at : undefined;
+  // A limit at the root takes its rows with the final SELECT's own ORDER BY … LIMIT, and a result
+  // of one row at most is not sorted: each sort costs DuckDB a fixed ~0.2 ms, even for one row.
+  const { input: body, tail } =
+    root.kind === 'limit' ? compiler.limitParts(root, allColumns(root)) : { input: compiler.block(root), tail: atMostOneRow(root) ? '' : orderClause(root.order) };
+  const fallbacks = !neverEmpty(root) && [...chain(root)].some(dropsRows);
+  const select = root.columns.map((column) => columnName(column.id));
+
+  const time = quoteIdentifier(scan.time.physical);
+  const countInWindow = (p: Params): string =>
+    `SELECT count(*) FROM ${quoteIdentifier(scan.table)} WHERE ${time} >= ${p.bind(scan.time.start, 'BIGINT')} AND ${time} < ${p.bind(scan.time.end, 'BIGINT')}`;
+  const countStage = (p: Params): string => `SELECT count(*) FROM (${new PlanCompiler(p, scan).block(cut.stage as PlanNode, new Set())}) AS s`;
+  const counter = (column: string, count: (p: Params) => string): Counter => {
+    if (!fallbacks) return { column };
+    const fallback = new Params();
+    return { column, fallback: { sql: count(fallback), params: fallback.values } };
+  };
+
+  let examined: Counter;
+  let matched: Counter | undefined;
+  if (compiler.carryMatchedFrom) {
+    select.push(quoteIdentifier(MATCHED));
+    if (hasFilter) {
+      select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
+      examined = counter(EXAMINED, countInWindow);
+      matched = counter(MATCHED, countStage);
+    } else {
+      examined = counter(MATCHED, countInWindow);
+    }
+  } else {
+    select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
+    examined = counter(EXAMINED, countInWindow);
+    if (hasFilter) {
+      select.push(`(${countStage(params)}) AS ${quoteIdentifier(MATCHED)}`);
+      matched = counter(MATCHED, countStage);
+    }
+  }
+  const sql = `SELECT ${select.join(', ')} FROM (${body}) AS q${tail}`;
+  return { sql, params: params.values, columns: root.columns, examined, ...(matched ? { matched } : {}) };
+}
+
+function* chain(node: PlanNode): Generator<PlanNode> {
+  let current: PlanNode | undefined = node;
+  while (current) {
+    yield current;
+    current = current.kind === 'scan' ? undefined : current.input;
+  }
+}
+
+/** Whether the node can turn rows into none: a filter, or `take 0`. Every other node keeps at least one row of a non-empty input. */
+function dropsRows(node: PlanNode): boolean {
+  return node.kind === 'filter' || (node.kind === 'limit' && node.count === 0);
+}
+
+/** Whether the node always yields a row, even from an empty window: a keyless aggregation and what keeps its row. */
+function neverEmpty(node: PlanNode): boolean {
+  switch (node.kind) {
+    case 'aggregate':
+      return node.keys.length === 0 || neverEmpty(node.input);
+    case 'project':
+    case 'sort':
+      return neverEmpty(node.input);
+    case 'limit':
+      return node.count > 0 && neverEmpty(node.input);
+    case 'filter':
+    case 'scan':
+      return false;
+  }
+}
+
+/** Whether the node yields one row at most, so that its order needs no sort. */
+function atMostOneRow(node: PlanNode): boolean {
+  switch (node.kind) {
+    case 'aggregate':
+      return node.keys.length === 0;
+    case 'limit':
+      return (!node.implicit && node.count <= 1) || atMostOneRow(node.input);
+    case 'project':
+    case 'sort':
+    case 'filter':
+      return atMostOneRow(node.input);
+    case 'scan':
+      return false;
+  }
+}
+
+/** The first aggregate or limit above the scan, and its input: the rows that "matched". */
+function rowStageCut(root: PlanNode): { at?: PlanNode; stage?: PlanNode } {
+  const nodes = [...chain(root)].reverse();
+  const at = nodes.find((node): node is AggregateNode | LimitNode => node.kind === 'aggregate' || node.kind === 'limit');
+  if (!at) return { stage: nodes[nodes.length - 1] };
+  return { at, stage: at.input };
+}
+
+function allColumns(node: PlanNode): Set<number> {
+  return new Set([...node.columns.map((column) => column.id), ...node.order.map((key) => key.column)]);
+}
+
+function union(a: ReadonlySet<number>, b: ReadonlySet<number>): Set<number> {
+  return new Set([...a, ...b]);
+}
+
+/** The columns expressions read. */
+function referencedBy(exprs: readonly Expr[]): Set<number> {
+  const ids = new Set<number>();
+  const visit = (e: Expr): void => {
+    if (e.kind === 'column') ids.add(e.column);
+    else if (e.kind === 'call') e.args.forEach(visit);
+  };
+  exprs.forEach(visit);
+  return ids;
+}
+
+function orderBy(keys: readonly OrderKey[]): string {
+  return keys.map((key) => `${columnName(key.column)} ${key.desc ? 'DESC' : 'ASC'} NULLS ${key.nullsFirst ? 'FIRST' : 'LAST'}`).join(', ');
+}
+
+/** ` ORDER BY …`, or nothing for no keys. */
+function orderClause(keys: readonly OrderKey[]): string {
+  return keys.length > 0 ? ` ORDER BY ${orderBy(keys)}` : '';
+}
+
+class PlanCompiler {
+  private readonly expressions: ExpressionCompiler;
+  carryMatchedFrom: PlanNode | undefined;
+  private carrying = false;
+  private windows = 0;
+
+  /** Compiles predicates inside the scan's own SELECT, where columns are the table's. */
+  private readonly scanExpressions: ExpressionCompiler;
+
+  constructor(
+    private readonly params: Params,
+    scan: ScanNode,
+  ) {
+    // Times in a window that starts at or after the epoch are never negative: bins take the short form.
+    const nonNegative = scan.time.start >= 0n ? new Set([scan.time.column]) : new Set<number>();
+    this.expressions = new ExpressionCompiler(params, nonNegative);
+    const physical = new Map(scan.fields.map((field) => [field.column.id, quoteIdentifier(field.physical)]));
+    this.scanExpressions = new ExpressionCompiler(params, nonNegative, (id) => physical.get(id) ?? columnName(id));
+  }
+
+  /**
+   * The SELECT of `node`, with only the columns in `needed` (and what computing them needs):
+   * statements stay small, so planning them stays cheap, whatever the dataset's width.
+   */
+  block(node: PlanNode, needed: ReadonlySet<number> = allColumns(node)): string {
+    switch (node.kind) {
+      case 'scan':
+        return this.scan(node, needed, []);
+      case 'filter': {
+        // Filters right above the scan join its WHERE: one SELECT less for DuckDB to plan.
+        const predicates = [node.predicate];
+        let below = node.input;
+        while (below.kind === 'filter') {
+          predicates.unshift(below.predicate);
+          below = below.input;
+        }
+        if (below.kind === 'scan') return this.scan(below, needed, predicates);
+        return `SELECT * FROM (${this.block(node.input, union(needed, referencedBy([node.predicate])))}) AS q WHERE ${this.expressions.compile(node.predicate, 'predicate')}`;
+      }
+      case 'project': {
+        const kept = node.computed.filter((item) => needed.has(item.column.id));
+        const items = kept.length > 0 ? kept : node.computed.slice(0, 1);
+        const input = this.block(node.input, referencedBy(items.map((item) => item.expr)));
+        const columns = items.map((item) => `${this.expressions.compile(item.expr)} AS ${columnName(item.column.id)}`);
+        if (this.carrying) columns.push(quoteIdentifier(MATCHED));
+        return `SELECT ${columns.join(', ')} FROM (${input}) AS q`;
+      }
+      case 'aggregate':
+        return this.aggregate(node);
+      case 'sort':
+        // Order is materialised by the limit or the final SELECT that needs it; they ask for its columns.
+        return this.block(node.input, needed);
+      case 'limit': {
+        const { input, tail } = this.limitParts(node, needed);
+        return `SELECT * FROM (${input}) AS q${tail}`;
+      }
+    }
+  }
+
+  /** A limit's input, and the ` ORDER BY … LIMIT n` that takes its first rows. */
+  limitParts(node: LimitNode, needed: ReadonlySet<number>): { input: string; tail: string } {
+    const input = this.block(node.input, union(needed, new Set(node.input.order.map((key) => key.column))));
+    // A default limit reads one row more, to tell whether rows were left out.
+    const count = node.implicit ? node.count + 1 : node.count;
+    return { input, tail: `${orderClause(node.input.order)} LIMIT ${sqlInteger(count)}` };
+  }
+
+  private scan(node: ScanNode, needed: ReadonlySet<number>, predicates: readonly Expr[]): string {
+    const fields = node.fields.filter((field) => needed.has(field.column.id));
+    // count(*) over a scan needs no column; SQL needs one, and `_time` is read anyway.
+    const chosen = fields.length > 0 ? fields : node.fields.filter((field) => field.column.id === node.time.column);
+    const columns = chosen.map((field) => `${quoteIdentifier(field.physical)} AS ${columnName(field.column.id)}`);
+    const time = quoteIdentifier(node.time.physical);
+    const conditions = [
+      `${time} >= ${this.params.bind(node.time.start, 'BIGINT')}`,
+      `${time} < ${this.params.bind(node.time.end, 'BIGINT')}`,
+      ...predicates.map((predicate) => this.scanExpressions.compile(predicate, 'predicate')),
+    ];
+    return `SELECT ${columns.join(', ')} FROM ${quoteIdentifier(node.table)} WHERE ${conditions.join(' AND ')}`;
+  }
+
+  private aggregate(node: AggregateNode): string {
+    const inputs = referencedBy(node.aggregates.flatMap((item) => [...item.call.args, ...(item.call.filter ? [item.call.filter] : [])]));
+    for (const key of node.keys) inputs.add(key.input);
+    // Only collections and arg_max/arg_min order by ingest; reading the row id costs a column.
+    const ordered = node.aggregates.some((item) => ['make_list', 'make_set', 'arg_max', 'arg_min'].includes(item.call.fn));
+    if (node.inputRowId !== undefined && ordered) inputs.add(node.inputRowId);
+    let input = this.block(node.input, inputs);
+    const wasCarrying = this.carrying;
+    const keyInputs = node.keys.map((key) => columnName(key.input));
+    const timeInput = node.totals ? columnName(node.totals.withoutKey) : undefined;
+    const totalsKeys = keyInputs.filter((key) => key !== timeInput);
+
+    // make_set keeps each value's first occurrence: number the occurrences per group and value.
+    const windowColumns: string[] = [];
+    const firstSeen = new Map<AggregateCall, { fine: string; totals?: string }>();
+    for (const item of node.aggregates) {
+      if (item.call.fn !== 'make_set') continue;
+      const valueExpr = item.call.args[0];
+      if (!valueExpr) throw new Error('make_set needs a value.');
+      const value = this.expressions.compile(valueExpr);
+      const filter = item.call.filter ? [this.expressions.compile(item.call.filter)] : [];
+      const rank = (keys: readonly string[]): string => {
+        const name = quoteIdentifier(`w${++this.windows}`);
+        const order = node.inputRowId !== undefined ? ` ORDER BY ${columnName(node.inputRowId)}` : '';
+        windowColumns.push(`row_number() OVER (PARTITION BY ${[...keys, value, ...filter].join(', ')}${order}) AS ${name}`);
+        return name;
+      };
+      firstSeen.set(item.call, { fine: rank(keyInputs), ...(node.totals ? { totals: rank(totalsKeys) } : {}) });
+    }
+    if (windowColumns.length > 0) input = `SELECT *, ${windowColumns.join(', ')} FROM (${input}) AS q`;
+
+    const columns = node.keys.map((key) => `${columnName(key.input)} AS ${columnName(key.column.id)}`);
+    for (const item of node.aggregates) {
+      const sql = this.aggregateCall(item.call, node, firstSeen.get(item.call));
+      columns.push(`${sql} AS ${columnName(item.column.id)}`);
+    }
+    if (node.totals && timeInput) columns.push(`(GROUPING(${timeInput}) = 1) AS ${columnName(node.totals.flag.id)}`);
+    if (this.carryMatchedFrom === node) {
+      const count = node.totals && timeInput ? `CASE WHEN GROUPING(${timeInput}) = 0 THEN count(*) ELSE 0 END` : 'count(*)';
+      columns.push(node.keys.length === 0 ? `count(*) AS ${quoteIdentifier(MATCHED)}` : `CAST(sum(${count}) OVER () AS BIGINT) AS ${quoteIdentifier(MATCHED)}`);
+      this.carrying = true;
+    } else if (wasCarrying) {
+      columns.push(`any_value(${quoteIdentifier(MATCHED)}) AS ${quoteIdentifier(MATCHED)}`);
+    }
+    let groupBy = '';
+    if (node.totals) groupBy = ` GROUP BY GROUPING SETS ((${keyInputs.join(', ')}), (${totalsKeys.join(', ')}))`;
+    else if (keyInputs.length > 0) groupBy = ` GROUP BY ${keyInputs.join(', ')}`;
+    return `SELECT ${columns.join(', ')} FROM (${input}) AS q${groupBy}`;
+  }
+
+  private aggregateCall(call: AggregateCall, node: AggregateNode, firstSeen: { fine: string; totals?: string } | undefined): string {
+    const arg = (index: number): string => {
+      const expr = call.args[index];
+      if (!expr) throw new Error(`${call.fn} is missing argument ${index + 1}.`);
+      return this.expressions.compile(expr);
+    };
+    const conditions = call.filter ? [this.expressions.compile(call.filter, 'predicate')] : [];
+    const filter = (extra: readonly string[] = []): string => {
+      const all = [...conditions, ...extra];
+      return all.length > 0 ? ` FILTER (WHERE ${all.join(' AND ')})` : '';
+    };
+    const rowId = node.inputRowId !== undefined ? columnName(node.inputRowId) : undefined;
+    const type = call.args[0]?.type;
+    switch (call.fn) {
+      case 'count':
+        return call.args.length > 0 ? `count(${arg(0)})${filter()}` : `count(*)${filter()}`;
+      case 'dcount':
+        return `count(DISTINCT ${arg(0)})${filter()}`;
+      case 'sum':
+        // No values sum to 0 (apl.md: sumif with no matches is 0); int64 sums stay int64.
+        return type === 'real' ? `coalesce(sum(${arg(0)})${filter()}, 0)` : `CAST(coalesce(sum(${arg(0)})${filter()}, 0) AS BIGINT)`;
+      case 'avg':
+        return type === 'timespan' ? `CAST(round(avg(${arg(0)})${filter()}) AS BIGINT)` : `avg(${arg(0)})${filter()}`;
+      case 'min':
+        return `min(${arg(0)})${filter()}`;
+      case 'max':
+        return `max(${arg(0)})${filter()}`;
+      case 'stdev':
+        return `stddev_samp(${arg(0)})${filter()}`;
+      case 'variance':
+        return `var_samp(${arg(0)})${filter()}`;
+      case 'percentile':
+        // DuckDB's quantile_disc is the nearest-rank percentile: the smallest value with at least p% of values at or below it.
+        return `quantile_disc(${arg(0)}, ${sqlReal((call.params[0] ?? 50) / 100)})${filter()}`;
+      case 'percentiles': {
+        const list = `[${call.params.map((p) => sqlReal(p / 100)).join(', ')}]`;
+        return `CAST(to_json(quantile_disc(${arg(0)}, ${list})${filter()}) AS VARCHAR)`;
+      }
+      case 'topk': {
+        // Counts per value, count desc then value asc, the first k as {key, count, error: 0}.
+        const counted = `list_transform(map_entries(histogram(${arg(0)})${filter()}), e -> {'c': -CAST(e.value AS BIGINT), 'k': e.key})`;
+        const top = `list_slice(list_sort(${counted}), 1, ${sqlInteger(call.params[0] ?? 10)})`;
+        return `coalesce(CAST(to_json(list_transform(${top}, e -> {'key': e.k, 'count': -e.c, 'error': 0})) AS VARCHAR), '[]')`;
+      }
+      case 'make_list': {
+        const value = type === 'dynamic' ? `CAST(${arg(0)} AS JSON)` : arg(0);
+        const list = `list(${value}${rowId ? ` ORDER BY ${rowId}` : ''})${filter([`${arg(0)} IS NOT NULL`])}`;
+        return `coalesce(CAST(to_json(list_slice(${list}, 1, ${sqlInteger(call.params[0] ?? 1_048_576)})) AS VARCHAR), '[]')`;
+      }
+      case 'make_set': {
+        const value = type === 'dynamic' ? `CAST(${arg(0)} AS JSON)` : arg(0);
+        const limit = sqlInteger(call.params[0] ?? 128);
+        const list = (rank: string): string =>
+          `coalesce(CAST(to_json(list_slice(list(${value}${rowId ? ` ORDER BY ${rowId}` : ''})${filter([`${arg(0)} IS NOT NULL`, `${rank} = 1`])}, 1, ${limit})) AS VARCHAR), '[]')`;
+        if (!firstSeen) throw new Error('make_set needs its first-seen ranks.');
+        if (firstSeen.totals && node.totals) {
+          return `CASE WHEN GROUPING(${columnName(node.totals.withoutKey)}) = 1 THEN ${list(firstSeen.totals)} ELSE ${list(firstSeen.fine)} END`;
+        }
+        return list(firstSeen.fine);
+      }
+      case 'histogram': {
+        // `buckets` equal-width buckets from the group's smallest to its largest value, each as
+        // {from, to, count}; the largest value falls in the last bucket. No values: [].
+        const buckets = call.params[0] ?? 10;
+        const last = sqlInteger(buckets - 1);
+        const present = filter([`${arg(0)} IS NOT NULL`]);
+        const value = `CAST(${arg(0)} AS DOUBLE)`;
+        const low = `min(${value})${present}`;
+        const high = `max(${value})${present}`;
+        const width = `((${high} - ${low}) / ${sqlInteger(buckets)})`;
+        const bucketOf = `CASE WHEN ${high} = ${low} THEN 0 ELSE least(CAST(floor((v - ${low}) / ${width}) AS BIGINT), ${last}) END`;
+        const counted = `length(list_filter(list(${value})${present}, v -> ${bucketOf} = i))`;
+        const list = `list_transform(range(${sqlInteger(buckets)}), i -> {'from': ${low} + i * ${width}, 'to': CASE WHEN i = ${last} THEN ${high} ELSE ${low} + (i + 1) * ${width} END, 'count': ${counted}})`;
+        return `CASE WHEN count(${arg(0)})${filter()} = 0 THEN '[]' ELSE CAST(to_json(${list}) AS VARCHAR) END`;
+      }
+      case 'arg_max':
+      case 'arg_min': {
+        // Ties go to the first row ingested; rows where the compared value is null take no part.
+        const by = arg(1);
+        const key = rowId ? `{'v': ${by}, 'r': ${call.fn === 'arg_max' ? `-${rowId}` : rowId}}` : by;
+        return `${call.fn}_null(${arg(0)}, ${key})${filter([`${by} IS NOT NULL`])}`;
+      }
+    }
+  }
+}

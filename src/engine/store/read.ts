@@ -1,0 +1,103 @@
+import { BIGINT, BOOLEAN, DOUBLE, DuckDBTypeId, SQLNULL, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import { QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './errors.js';
+import type { StatementCache } from './statement-cache.js';
+import type { QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
+
+/**
+ * Runs `work` on `connection` under `budget`: a timer and the abort signal interrupt the running
+ * statement (DuckDB's own cancellation; the connection stays usable), and each result is read
+ * only up to maxRows + 1 rows. With `transaction`, every statement of `work` reads the same
+ * snapshot inside one read-only transaction; without, each statement is its own snapshot, which
+ * is all a single statement needs and spares the two extra statements of BEGIN and ROLLBACK.
+ */
+export async function readWithBudget<T>(
+  connection: DuckDBConnection,
+  statements: StatementCache,
+  budget: QueryBudget,
+  options: { readonly memoryLimit: string; readonly transaction: boolean },
+  work: (run: RunSql) => Promise<T>,
+): Promise<T> {
+  let stopped: 'timeout' | 'cancelled' | undefined;
+  const stop = (reason: 'timeout' | 'cancelled'): void => {
+    stopped ??= reason;
+    connection.interrupt();
+  };
+  if (budget.signal?.aborted) throw new QueryCancelledError();
+  const timer = setTimeout(() => stop('timeout'), budget.timeoutMs);
+  const onAbort = (): void => stop('cancelled');
+  budget.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const run: RunSql = async (sql, params) => {
+    if (stopped) throw stoppedError(stopped, budget);
+    const prepared = await statements.prepare(sql);
+    let reader;
+    try {
+      prepared.bind(params.map(toDuckDBValue), params.map(typeOf));
+      reader = await prepared.streamAndReadUntil(budget.maxRows + 1);
+    } catch (error) {
+      statements.forget(sql);
+      throw error;
+    }
+    const truncated = reader.currentRowCount > budget.maxRows;
+    const rowCount = Math.min(reader.currentRowCount, budget.maxRows);
+    const columns = reader.getColumnsJS().map((column) => (truncated ? column.slice(0, rowCount) : column));
+    return {
+      columnNames: reader.columnNames(),
+      columnTypes: reader.columnTypes().map(typeName),
+      columns,
+      rowCount,
+      truncated,
+    } satisfies QueryRows;
+  };
+
+  let began = false;
+  try {
+    if (options.transaction) {
+      await connection.run('BEGIN TRANSACTION READ ONLY');
+      began = true;
+    }
+    return await work(run);
+  } catch (error) {
+    if (stopped) throw stoppedError(stopped, budget);
+    if (isOutOfMemory(error)) throw new QueryMemoryError(options.memoryLimit, error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    budget.signal?.removeEventListener('abort', onAbort);
+    // Read-only, so ending it either way is the same; the connection goes back clean.
+    if (began) await connection.run('ROLLBACK');
+  }
+}
+
+function stoppedError(reason: 'timeout' | 'cancelled', budget: QueryBudget): Error {
+  return reason === 'timeout' ? new QueryTimeoutError(budget.timeoutMs) : new QueryCancelledError();
+}
+
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('Out of Memory Error');
+}
+
+/** BIGINT for bigints and whole numbers, DOUBLE for other numbers (see SqlParam). */
+function typeOf(param: SqlParam): DuckDBType {
+  switch (typeof param) {
+    case 'bigint':
+      return BIGINT;
+    case 'number':
+      return Number.isSafeInteger(param) ? BIGINT : DOUBLE;
+    case 'string':
+      return VARCHAR;
+    case 'boolean':
+      return BOOLEAN;
+    default:
+      return SQLNULL;
+  }
+}
+
+function toDuckDBValue(param: SqlParam): string | number | bigint | boolean | null {
+  return typeof param === 'number' && Number.isSafeInteger(param) ? BigInt(param) : param;
+}
+
+/** The type's id name: BIGINT, DOUBLE, VARCHAR, BOOLEAN, LIST, STRUCT, … */
+function typeName(type: DuckDBType): string {
+  return DuckDBTypeId[type.typeId];
+}
