@@ -1,21 +1,44 @@
-import { randomBytes } from 'node:crypto';
-import express, { type Express, type RequestHandler } from 'express';
+import { Router, type Express } from 'express';
+import type { Logger } from 'pino';
+import { createHttpApp } from '../common/http/app.js';
+import { methodNotAllowed } from '../common/http/error-reply.js';
+import { jsonBody } from '../common/http/json-body.js';
+import type { ReadinessChecks } from '../common/http/ops-routes.js';
+import type { DecodePool } from '../engine/ingest/decode-pool.js';
+import type { EventStore } from '../engine/store/event-store.js';
 import { createAnnotationRoutes } from './annotations/routes.js';
 import type { AnnotationStore } from './annotations/store.js';
 import { createTokenAuth } from './auth.js';
+import { createDashboardPage } from './dashboards/page.js';
+import { createDashboardRoutes } from './dashboards/routes.js';
+import type { DashboardStore } from './dashboards/store.js';
+import type { Datasets } from './datasets/datasets.js';
 import { createDatasetRoutes } from './datasets/routes.js';
-import type { DatasetStore } from './datasets/store.js';
-import { createErrorHandler, methodNotAllowed, sendError, unknownPath } from './http-errors.js';
+import { createIngestRoutes } from './ingest/routes.js';
+import { createAplRoutes } from './query/apl-routes.js';
+import { createStructuredQueryRoutes } from './query/structured-routes.js';
+import type { ServiceMetrics } from './ops/metrics.js';
+import { createMonitorRoutes } from './monitors/routes.js';
+import type { MonitorRuntime } from './monitors/runtime.js';
+import { createNotifierRoutes } from './notifiers/routes.js';
 
 export interface ServiceDeps {
   annotations: AnnotationStore;
-  datasets: DatasetStore;
+  /** Monitors and notifiers: their stores, schedule and deliveries. */
+  monitors: MonitorRuntime;
+  /** Dataset metadata (SQLite) and events (DuckDB), kept consistent. */
+  datasets: Datasets;
+  events: EventStore;
+  /** Decodes ingest bodies off the main thread. */
+  decoder: DecodePool;
+  dashboards: DashboardStore;
   tokens: readonly string[];
   orgId: string;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  /** What /readyz checks, by name (`store`, …). */
+  readiness: ReadinessChecks;
   clock?: () => number;
-  /** Largest accepted JSON body. */
-  bodyLimitBytes?: number;
-  logFault?: (error: unknown) => void;
 }
 
 export const LOCAL_USER = {
@@ -25,46 +48,49 @@ export const LOCAL_USER = {
   role: { id: 'owner', name: 'Owner' },
 } as const;
 
-const DEFAULT_BODY_LIMIT = 64 * 1024;
-
-/** Builds the local service's HTTP app. It never listens: see server.ts. */
+/**
+ * Builds the local service's HTTP app. It never listens: see server.ts.
+ *
+ * The API's route modules are mounted behind the token check. Each route reads its own body
+ * (`jsonBody()` for the annotation-sized JSON routes; an ingest route brings its own parser and
+ * limit), so nothing parses a body before the route that owns it.
+ */
 export function createServiceApp(deps: ServiceDeps): Express {
   const clock = deps.clock ?? Date.now;
-  const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-
-  // Every reply carries a trace id, as the hosted service's do, so that errors can be quoted.
-  app.use((_req, res, next) => {
-    res.set('X-Axiom-Trace-Id', randomBytes(8).toString('hex'));
-    next();
+  const json = jsonBody();
+  const frame = {
+    component: 'service',
+    logger: deps.logger,
+    metrics: deps.metrics,
+    readiness: deps.readiness,
+    notFoundHint: 'See the API reference in the README for the routes this service serves.',
+  };
+  return createHttpApp(frame, (app) => {
+    // The dashboard page's files: no token, they hold no data.
+    app.use(createDashboardPage());
+    app.use(['/v1', '/v2'], createTokenAuth({ tokens: deps.tokens, orgId: deps.orgId }));
+    const api = [
+      createAnnotationRoutes({ store: deps.annotations, clock, json }),
+      createDatasetRoutes({ datasets: deps.datasets, events: deps.events, clock, who: LOCAL_USER.id, json }),
+      createIngestRoutes({ datasets: deps.datasets, events: deps.events, decoder: deps.decoder, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
+      createAplRoutes({ events: deps.events, metrics: deps.metrics }),
+      createDashboardRoutes({ store: deps.dashboards, clock, who: LOCAL_USER.id, json }),
+      createStructuredQueryRoutes({ events: deps.events, metrics: deps.metrics }),
+      createMonitorRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
+      createNotifierRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
+      createUserRoutes(),
+    ];
+    for (const routes of api) app.use(routes);
   });
-
-  app.route('/healthz').get((_req, res) => res.json({ status: 'ok' })).all(methodNotAllowed(['GET']));
-
-  // Everything under the versioned prefixes needs a token and, for writes, a JSON body.
-  app.use(['/v1', '/v2'], createTokenAuth({ tokens: deps.tokens, orgId: deps.orgId }), requireJsonBody);
-  app.use(['/v1', '/v2'], express.json({ limit: bodyLimit, type: () => true }));
-  app.use(createAnnotationRoutes(deps.annotations, clock));
-  app.use(createDatasetRoutes(deps.datasets, clock, LOCAL_USER.id));
-  app.route('/v2/user').get((_req, res) => res.json(LOCAL_USER)).all(methodNotAllowed(['GET']));
-
-  app.use(unknownPath);
-  app.use(createErrorHandler(deps.logFault ?? ((error) => console.error(error))));
-  return app;
 }
 
-/** Bodies of writes must be JSON; an empty body is left to the route's own validation. */
-const requireJsonBody: RequestHandler = (req, res, next) => {
-  if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') {
-    next();
-    return;
-  }
-  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-  if (hasBody && !req.is('application/json')) {
-    sendError(res, 415, `Unsupported Content-Type ${JSON.stringify(req.get('content-type') ?? '')}. Expected application/json.`);
-    return;
-  }
-  next();
-};
+function createUserRoutes(): Router {
+  const router = Router();
+  router
+    .route('/v2/user')
+    .get((_req, res) => {
+      res.json(LOCAL_USER);
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

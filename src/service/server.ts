@@ -1,21 +1,23 @@
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import { prepareDataDir } from '../common/data-dir.js';
+import { listenHttp } from '../common/http/listen.js';
+import { createLogger } from '../common/logger.js';
 import { loadOrCreateSecret } from '../common/secret-file.js';
-import { createServiceApp } from './app.js';
+import { createServiceApp, LOCAL_USER } from './app.js';
 import { createAnnotationStore } from './annotations/store.js';
-import { API_TOKEN_PREFIX, assertTokenShape } from './auth.js';
-import { openServiceDatabase } from './database.js';
+import { API_TOKEN_PREFIX, tokenShapeProblem } from './auth.js';
+import type { ServiceConfig } from './config.js';
+import { createDashboardStore } from './dashboards/store.js';
+import { openServiceDatabase, checkWritable } from './database.js';
+import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
-
-export interface ServiceConfig {
-  port: number;
-  host: string;
-  dataDir: string;
-  /** Empty: use the token saved in the data dir, creating it on first start. */
-  tokens: readonly string[];
-  orgId: string;
-}
+import { createDecodePool } from '../engine/ingest/decode-pool.js';
+import { openEventStore, type EventStore } from '../engine/store/event-store.js';
+import { availableParallelism } from 'node:os';
+import { createServiceMetrics } from './ops/metrics.js';
+import { createMonitorQueryEngine } from './monitors/engine.js';
+import { createMonitorRuntime, type MonitorRuntimeOptions } from './monitors/runtime.js';
 
 export interface RunningService {
   url: string;
@@ -23,72 +25,83 @@ export interface RunningService {
   /** Present when no token was configured and the service made (or reused) its own. */
   generatedToken: string | undefined;
   tokenFile: string | undefined;
+  /** The service's event store, for in-process tools and tests that look at what was stored. */
+  events: EventStore;
   close(): Promise<void>;
 }
 
-export const SERVICE_DEFAULTS = {
-  port: 8080,
-  host: '127.0.0.1',
-  dataDir: '.timemark',
-  orgId: 'local',
-} as const;
+export interface StartOptions {
+  logger?: Logger;
+  /** Tests' knobs for monitors: a clock and timers to drive the schedule, faster delivery retries. */
+  monitors?: MonitorRuntimeOptions;
+}
 
-/** Opens the store, listens, and returns a handle whose close() drains connections and closes the store. */
-export async function startService(config: ServiceConfig): Promise<RunningService> {
-  config.tokens.forEach((token, index) => assertTokenShape(token, index + 1));
-  const db = openServiceDatabase(config.dataDir);
+/**
+ * Prepares the data dir, opens the store, listens, starts the monitors, and returns a handle whose
+ * close() drains connections (see listenHttp), stops the monitors and then closes the stores.
+ */
+export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger({ name: 'timemark-service', level: config.logLevel });
+  prepareDataDir(config.dataDir, config.dataDirOption);
   const tokenFile = config.tokens.length === 0 ? join(config.dataDir, 'token') : undefined;
-  const generatedToken = tokenFile ? loadOrCreateSecret(tokenFile, { prefix: API_TOKEN_PREFIX }) : undefined;
-  if (generatedToken) assertTokenShape(generatedToken, 1);
-  const app = createServiceApp({
-    annotations: createAnnotationStore(db),
-    datasets: createDatasetStore(db),
-    tokens: generatedToken ? [generatedToken] : config.tokens,
-    orgId: config.orgId,
-  });
-  const server = createServer(app);
+  const generatedToken = tokenFile
+    ? loadOrCreateSecret(tokenFile, { prefix: API_TOKEN_PREFIX, what: 'service token', problem: tokenShapeProblem })
+    : undefined;
+  const db = openServiceDatabase(config.dataDir);
+  let events;
   try {
-    await listen(server, config.port, config.host);
+    events = await openEventStore({ dataDir: config.dataDir, onBackgroundError: (error) => logger.warn({ err: error }, 'event store checkpoint failed') });
   } catch (error) {
     db.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
-  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${hostForUrl === '0.0.0.0' ? '127.0.0.1' : hostForUrl}:${port}`,
-    port,
-    generatedToken,
-    tokenFile,
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          db.close();
-          resolve();
-        });
-        server.closeIdleConnections();
-        // A request that never finishes must not keep the store open forever.
-        setTimeout(() => server.closeAllConnections(), 10_000).unref();
-      });
-      return closing;
-    },
-  };
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException): void => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`Port ${port} on ${host} is already in use. Pass another --port, or --port 0 for any free one.`)
-          : error,
-      );
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
+  const datasets = createDatasets(createDatasetStore(db), events);
+  await datasets.reconcile(LOCAL_USER.id, Date.now());
+  // A decode thread per core, two at least: decoding is the heavier half of an ingest, and one
+  // batch decodes while another waits on DuckDB's commit (bench/README.md: 2 workers doubled
+  // the rate of 1 on 2 cores).
+  const decoder = createDecodePool(Math.max(2, Math.min(4, availableParallelism())));
+  const annotations = createAnnotationStore(db);
+  const metrics = createServiceMetrics({ countAnnotations: () => annotations.count() });
+  // Annotation links point at the dashboard, whose address is known once the service listens.
+  let serviceUrl = '';
+  const monitors = createMonitorRuntime({
+    db,
+    annotations,
+    engine: createMonitorQueryEngine({ reader: events, clock: options.monitors?.clock ?? Date.now }),
+    logger,
+    registry: metrics.registry,
+    serviceUrl: () => serviceUrl,
+    ...options.monitors,
   });
+  const closeStores = async (): Promise<void> => {
+    await monitors.stop();
+    await decoder.close();
+    await events.close();
+    db.close();
+  };
+  const app = createServiceApp({
+    annotations,
+    monitors,
+    datasets,
+    events,
+    decoder,
+    dashboards: createDashboardStore(db),
+    tokens: generatedToken ? [generatedToken] : config.tokens,
+    orgId: config.orgId,
+    logger,
+    metrics,
+    readiness: { store: () => checkWritable(db) },
+  });
+  let listener;
+  try {
+    listener = await listenHttp(app, { port: config.port, host: config.host, afterClose: closeStores });
+  } catch (error) {
+    await closeStores();
+    throw error;
+  }
+  serviceUrl = listener.url;
+  monitors.start();
+  logger.info({ url: listener.url, dataDir: config.dataDir }, 'service listening');
+  return { url: listener.url, port: listener.port, generatedToken, tokenFile, events, close: listener.close };
 }

@@ -1,10 +1,13 @@
-import { Router } from 'express';
-import { parseWireTime, TimeParseError } from '../../common/time.js';
-import { methodNotAllowed, NotFoundError, ValidationError } from '../http-errors.js';
+import { Router, type RequestHandler } from 'express';
+import { ANNOTATION_LIMITS } from '../../common/annotation-contract.js';
+import { InputError, NotFoundError } from '../../common/errors.js';
+import { methodNotAllowed } from '../../common/http/error-reply.js';
+import { parseWireTime } from '../../common/time.js';
 import type { AnnotationQuery, AnnotationStore } from './store.js';
-import { ANNOTATION_LIMITS, parseNewAnnotation, parsePatch } from './validation.js';
+import { parseNewAnnotation, parsePatch } from './validation.js';
 
-export function createAnnotationRoutes(store: AnnotationStore, clock: () => number): Router {
+export function createAnnotationRoutes(deps: { store: AnnotationStore; clock: () => number; json: RequestHandler }): Router {
+  const { store, clock, json } = deps;
   const router = Router();
 
   router
@@ -12,7 +15,7 @@ export function createAnnotationRoutes(store: AnnotationStore, clock: () => numb
     .get((req, res) => {
       res.json(store.list(parseListQuery(req.originalUrl)));
     })
-    .post((req, res) => {
+    .post(json, (req, res) => {
       res.status(201).json(store.create(parseNewAnnotation(req.body), clock()));
     })
     .all(methodNotAllowed(['GET', 'POST']));
@@ -22,7 +25,7 @@ export function createAnnotationRoutes(store: AnnotationStore, clock: () => numb
     .get((req, res) => {
       res.json(store.get(req.params.id) ?? notFound(req.params.id));
     })
-    .put((req, res) => {
+    .put(json, (req, res) => {
       const patch = parsePatch(req.body, req.params.id);
       res.json(store.update(req.params.id, patch, clock()) ?? notFound(req.params.id));
     })
@@ -57,12 +60,12 @@ export function parseListQuery(originalUrl: string): AnnotationQuery {
     ),
   ];
   if (datasets.length > ANNOTATION_LIMITS.datasets) {
-    throw new ValidationError(`Invalid datasets filter: ${datasets.length} names. Expected at most ${ANNOTATION_LIMITS.datasets}.`);
+    throw new InputError(`Invalid datasets filter: ${datasets.length} names. Expected at most ${ANNOTATION_LIMITS.datasets}.`);
   }
   const startMs = optionalQueryTime('start', params.get('start'));
   const endMs = optionalQueryTime('end', params.get('end'));
   if (startMs !== undefined && endMs !== undefined && endMs < startMs) {
-    throw new ValidationError(
+    throw new InputError(
       `Invalid range: end ${new Date(endMs).toISOString()} is before start ${new Date(startMs).toISOString()}. Expected start ≤ end.`,
     );
   }
@@ -71,10 +74,5 @@ export function parseListQuery(originalUrl: string): AnnotationQuery {
 
 function optionalQueryTime(name: string, value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
-  try {
-    return parseWireTime(name, value);
-  } catch (error) {
-    if (error instanceof TimeParseError) throw new ValidationError(error.message);
-    throw error;
-  }
+  return parseWireTime(name, value);
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import type { Annotation } from '../../client/types.js';
+import type { Annotation } from '../../common/annotation-contract.js';
+import { randomId } from '../../common/random-id.js';
 import { formatTime } from '../../common/time.js';
 import type { ServiceDatabase } from '../database.js';
 import { assertOrdered, type ValidNewAnnotation, type ValidPatch } from './validation.js';
@@ -18,6 +18,7 @@ export interface AnnotationStore {
   update(id: string, patch: ValidPatch, nowMs: number): Annotation | undefined;
   delete(id: string): boolean;
   list(query: AnnotationQuery): Annotation[];
+  count(): number;
 }
 
 interface AnnotationRow {
@@ -46,6 +47,7 @@ export function createAnnotationStore(db: ServiceDatabase): AnnotationStore {
      url = @url, datasets = @datasets, updated_ms = @now WHERE id = @id`,
   );
   const deleteAnnotation = db.prepare('DELETE FROM annotations WHERE id = ?');
+  const countAnnotations = db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM annotations');
   const listAll = db.prepare<[number, number, number], AnnotationRow>(
     `SELECT ${COLUMNS} FROM annotations a
      WHERE a.time_ms BETWEEN ? AND ? AND COALESCE(a.end_ms, a.time_ms) >= ?
@@ -71,7 +73,8 @@ export function createAnnotationStore(db: ServiceDatabase): AnnotationStore {
 
   const create = db.transaction((input: ValidNewAnnotation, nowMs: number): Annotation => {
     const row: AnnotationRow = {
-      id: newAnnotationId(),
+      // `ann_` and 100 random bits.
+      id: randomId('ann_', 20),
       type: input.type,
       time_ms: input.timeMs ?? nowMs,
       end_ms: input.endMs ?? null,
@@ -144,21 +147,13 @@ export function createAnnotationStore(db: ServiceDatabase): AnnotationStore {
       const rows = datasets.length === 0 ? listAll.all(from, to, overlapFrom) : listByDatasets(datasets).all(...datasets, from, to, overlapFrom);
       return rows.map(toAnnotation);
     },
+    count: () => countAnnotations.get()?.count ?? 0,
   };
 }
 
 function mergeText(current: string | null, patched: string | undefined): string | null {
   if (patched === undefined) return current;
   return patched === '' ? null : patched;
-}
-
-/** `ann_` and 20 lowercase base-32 characters: 100 random bits, safe in paths and shells. */
-function newAnnotationId(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  const bytes = randomBytes(20);
-  let id = 'ann_';
-  for (const byte of bytes) id += alphabet[byte & 31];
-  return id;
 }
 
 function toAnnotation(row: AnnotationRow): Annotation {

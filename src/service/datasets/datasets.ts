@@ -1,0 +1,52 @@
+import type { EventStore } from '../../engine/store/event-store.js';
+import type { Dataset, DatasetPatch, DatasetStore } from './store.js';
+
+/**
+ * A dataset is a metadata row in the service's SQLite file and an events table in the DuckDB
+ * file. The two files cannot commit together, so every change orders its steps such that a
+ * crash between them leaves a state `reconcile` repairs at the next start: creation writes the
+ * row first, deletion drops the events first, and reconcile gives every events table a row and
+ * every row an events table. No order of crash loses an acknowledged event.
+ */
+export interface Datasets {
+  list(): Dataset[];
+  get(name: string): Dataset | undefined;
+  /** Undefined when it exists already. */
+  create(input: { name: string; description: string; who: string }, nowMs: number): Promise<Dataset | undefined>;
+  /** Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset). */
+  ensure(name: string, who: string, nowMs: number): Promise<void>;
+  update(name: string, patch: DatasetPatch): Dataset | undefined;
+  /** Deletes the dataset and its events; false when there was none. */
+  delete(name: string): Promise<boolean>;
+  /** Repairs what a crash between the two files left (see above). */
+  reconcile(who: string, nowMs: number): Promise<void>;
+}
+
+export function createDatasets(metadata: DatasetStore, events: EventStore): Datasets {
+  return {
+    list: () => metadata.list(),
+    get: (name) => metadata.get(name),
+    create: async (input, nowMs) => {
+      const created = metadata.create(input, nowMs);
+      if (created) await events.createDataset(input.name);
+      return created;
+    },
+    ensure: async (name, who, nowMs) => {
+      if (!metadata.get(name)) metadata.create({ name, description: '', who }, nowMs);
+      if (!events.schema(name)) await events.createDataset(name);
+    },
+    update: (name, patch) => metadata.update(name, patch),
+    delete: async (name) => {
+      const dropped = await events.dropDataset(name);
+      return metadata.delete(name) || dropped;
+    },
+    reconcile: async (who, nowMs) => {
+      for (const name of events.datasets()) {
+        if (!metadata.get(name)) metadata.create({ name, description: '', who }, nowMs);
+      }
+      for (const dataset of metadata.list()) {
+        if (!events.schema(dataset.name)) await events.createDataset(dataset.name);
+      }
+    },
+  };
+}

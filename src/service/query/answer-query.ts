@@ -1,0 +1,29 @@
+import type { Response } from 'express';
+import type { ServiceMetrics } from '../ops/metrics.js';
+
+/** Room for the longest query text or virtual field (65,536 characters, escaped) and the other members. */
+export const QUERY_BODY_LIMIT_BYTES = 512 * 1024;
+
+/**
+ * Answers one query request, APL or structured: runs it with a signal that is aborted when the
+ * client goes away (the running DuckDB statement is interrupted), replies with its JSON, and
+ * records how long it took since `started` (hrtime), failures included.
+ */
+export async function answerQuery(
+  res: Response,
+  metrics: ServiceMetrics,
+  query: { readonly kind: 'apl' | 'structured'; readonly started: bigint },
+  run: (signal: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableEnded) gone.abort();
+  };
+  res.on('close', onClose);
+  try {
+    res.json(await run(gone.signal));
+  } finally {
+    res.off('close', onClose);
+    metrics.queryDuration.observe({ kind: query.kind }, Number(process.hrtime.bigint() - query.started) / 1e9);
+  }
+}
