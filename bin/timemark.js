@@ -1,6 +1,15 @@
 #!/usr/bin/env node
-// The built CLI lives in build/ (made by "npm run build", which "npm ci" runs through "prepare").
-import { main } from '../build/src/cli/main.js';
-import { processIo } from '../build/src/cli/io.js';
+'use strict';
+// CommonJS on purpose (bin/package.json): `timemark --version` is answered without starting the
+// ES module loader; every other command line loads the built CLI, which "npm run build" makes
+// ("npm ci" runs it through "prepare"). Each command then loads only its own modules.
+const { packageVersion, VERSION_WORDS } = require('../build/src/cli/version.cjs');
 
-process.exitCode = await main(process.argv.slice(2), processIo());
+const args = process.argv.slice(2);
+if (args.length === 1 && VERSION_WORDS.includes(args[0])) {
+  process.stdout.write(`${packageVersion()}\n`);
+} else {
+  Promise.all([import('../build/src/cli/main.js'), import('../build/src/cli/io.js')]).then(async ([{ main }, { processIo }]) => {
+    process.exitCode = await main(args, processIo());
+  });
+}

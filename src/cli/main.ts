@@ -1,66 +1,72 @@
-import { readFileSync } from 'node:fs';
-import { ApiError } from '../client/api-error.js';
-import { InputError } from '../common/input-error.js';
-import { annotateCommand } from './commands/annotate.js';
-import { bridgeCommand } from './commands/bridge.js';
-import { serveCommand } from './commands/serve.js';
-import { startCommand } from './commands/start.js';
+/**
+ * The `timemark` command line. This module loads nothing but itself: each command's modules are
+ * imported only when that command runs, so `timemark --version` or `timemark annotate create` do
+ * not pay for the service, the bridge or their databases (bench/cli measures it).
+ */
 import type { CliIo } from './io.js';
-import { UsageError } from './usage-error.js';
+import { packageVersion, VERSION_WORDS } from './version.cjs';
+
+export interface CommandModule {
+  run(args: string[], io: CliIo): Promise<number>;
+  /** Its subcommands, so that a message names the one that failed: `timemark annotate create: …`. */
+  subcommands?: readonly string[];
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  serve: { summary: 'run the local service: annotations, events, APL queries, monitors, the dashboard', load: () => import('./commands/serve.js') },
+  annotate: { summary: 'create, list, get, update, close or delete annotations (any CI, any shell)', load: () => import('./commands/annotate.js') },
+  bridge: { summary: 'run the webhook bridge: deployments and alerts become annotation spans', load: () => import('./commands/bridge.js') },
+  start: { summary: 'run the local service and the bridge together, wired (what "npm start" runs)', load: () => import('./commands/start.js') },
+  ingest: { summary: 'send events from NDJSON, JSON or CSV files (or stdin) to a dataset', load: () => import('./commands/ingest.js') },
+  query: { summary: 'run an APL query and print the result as a table, JSON or CSV', load: () => import('./commands/query.js') },
+};
+
+const HELP_WORDS = new Set(['--help', '-h', 'help']);
 
 export const MAIN_HELP = `Usage: timemark <command> [options]
 
 Commands:
-  serve       run the local annotation service
-  annotate    create, list, get, update, close or delete annotations (any CI, any shell)
-  bridge      run the webhook bridge: deployments and alerts become annotation spans
-  start       run the local service and the bridge together, wired (what "npm start" runs)
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(10)}  ${command.summary}`)
+  .join('\n')}
+  version     print the version (also --version, -V)
 
 Run "timemark <command> --help" for a command's options.
 `;
 
-type Command = (args: string[], io: CliIo) => Promise<number>;
-
-const COMMANDS: Record<string, Command> = {
-  serve: serveCommand,
-  annotate: annotateCommand,
-  bridge: bridgeCommand,
-  start: startCommand,
-};
-
 /** Runs one command line and returns the exit code; every failure becomes one line on stderr. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || HELP_WORDS.has(name)) {
+    // `timemark help annotate create` is `timemark annotate create --help`.
+    if (name === 'help' && args[0] !== undefined && Object.hasOwn(COMMANDS, args[0])) return main([...args, '--help'], io);
     io.out(MAIN_HELP);
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version' || name === '-v') {
+  if (VERSION_WORDS.includes(name)) {
     io.out(packageVersion());
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    io.err(`timemark: unknown command ${JSON.stringify(name)}. Expected one of: ${Object.keys(COMMANDS).join(', ')}.`);
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    io.err(`timemark: unknown command ${JSON.stringify(name)}; use one of ${Object.keys(COMMANDS).join(', ')}, see "timemark --help".`);
     return 2;
   }
+  let command: CommandModule | undefined;
   try {
-    return await command(args, io);
+    command = await entry.load();
+    return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof InputError) {
-      io.err(`timemark ${name}: ${error.message}`);
-      return 2;
-    }
-    if (error instanceof ApiError) {
-      io.err(`timemark ${name}: ${error.message}`);
-      return 1;
-    }
-    io.err(`timemark ${name}: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    // Loaded only when something failed: a command that succeeds never pays for them.
+    const [{ InputError }, { redactUrlsIn }, { UsageError }] = await Promise.all([
+      import('../common/errors.js'),
+      import('../common/redact-url.js'),
+      import('./usage-error.js'),
+    ]);
+    const subcommand = args[0] !== undefined && command?.subcommands?.includes(args[0]) ? ` ${args[0]}` : '';
+    // Our own messages never quote credentials; a library's may quote a URL it was given.
+    io.err(`timemark ${name}${subcommand}: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}`);
+    // A mistake in how the command was called (or configured) is 2; anything that went wrong while working (ApiError, DataDirError…) is 1.
+    return error instanceof UsageError || error instanceof InputError ? 2 : 1;
   }
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return manifest.version;
 }
