@@ -1,6 +1,7 @@
 import type { Annotation, AnnotationPatch, AnnotationsClient, NewAnnotation } from '../client/index.js';
 import { formatTime } from '../common/time.js';
-import { LIMITS, type CloseOn, type JobStatus, type Mode } from './constants.js';
+import { ANNOTATION_LIMITS } from '../common/annotation-contract.js';
+import type { CloseOn, JobStatus, Mode } from './constants.js';
 import type { ActionInputs, FieldInputs } from './inputs.js';
 import { defaultTitle, runUrl, type RunContext } from './run-context.js';
 import { findPreviousAttemptSpan, outcomeTitle, PREVIOUS_ATTEMPT_WINDOW_MS, shouldClose, spanTagOf, tagUrl } from './span.js';
@@ -24,13 +25,13 @@ export interface SentRequest {
   body: NewAnnotation | AnnotationPatch;
 }
 
-export type MainOutcome = 'created' | 'updated' | 'closed' | 'span-opened' | 'span-reused' | 'dry-run';
+export type MainOutcome = 'created' | 'updated' | 'closed' | 'already-closed' | 'span-opened' | 'span-reused' | 'dry-run';
 
 export interface MainResult {
   mode: Mode;
   outcome: MainOutcome;
-  /** What was sent, or in a dry run what would have been. */
-  request: SentRequest;
+  /** What was sent, or in a dry run what would have been; absent when nothing needed sending. */
+  request: SentRequest | undefined;
   /** The service's reply; absent in a dry run. */
   annotation: Annotation | undefined;
   /** For the post step of span mode: the span to close and the title to append the outcome to. */
@@ -49,14 +50,9 @@ export async function performMain(inputs: ActionInputs, deps: MainDeps): Promise
     case 'create':
       return { mode: 'create', outcome: 'created', request, annotation: await client.create(request.body as NewAnnotation), span: undefined };
     case 'update':
+      return { mode: 'update', outcome: 'updated', request, annotation: await client.update(inputs.id ?? '', request.body), span: undefined };
     case 'close':
-      return {
-        mode: inputs.mode,
-        outcome: inputs.mode === 'update' ? 'updated' : 'closed',
-        request,
-        annotation: await client.update(inputs.id ?? '', request.body),
-        span: undefined,
-      };
+      return close(client, inputs, request, deps.log);
     case 'span':
       return openSpan(client, request.body as NewAnnotation, inputs, deps);
   }
@@ -71,6 +67,28 @@ function requestFor(inputs: ActionInputs, deps: MainDeps): SentRequest {
   // Closing means "it ended now" unless the workflow says when.
   if (mode === 'close' && patch.endTime === undefined) patch.endTime = formatTime(deps.now);
   return { method: 'PUT', path: `/v2/annotations/${encodeURIComponent(inputs.id ?? '')}`, body: patch };
+}
+
+/**
+ * Closing is idempotent: an annotation that already has an end keeps it, so a re-run of a
+ * workflow, or a second close step, does not move the end of a span to the time it ran. Only an
+ * explicit endTime moves an existing end.
+ */
+async function close(client: AnnotationsClient, inputs: ActionInputs, request: SentRequest, log: Log): Promise<MainResult> {
+  const id = inputs.id ?? '';
+  if (inputs.fields.endTime === undefined) {
+    const current = await client.get(id);
+    if (current.endTime !== undefined) {
+      const { endTime: _now, ...others } = request.body;
+      const changes = Object.keys(others).length > 0;
+      log.info(
+        `Annotation ${id} was already closed at ${current.endTime}; its endTime is kept (give endTime to move it)${changes ? ', the other fields given are updated' : ''}.`,
+      );
+      const kept = changes ? { ...request, body: others } : undefined;
+      return { mode: 'close', outcome: 'already-closed', request: kept, annotation: kept ? await client.update(id, others) : current, span: undefined };
+    }
+  }
+  return { mode: 'close', outcome: 'closed', request, annotation: await client.update(id, request.body), span: undefined };
 }
 
 function newAnnotation(mode: 'create' | 'span', fields: FieldInputs, deps: MainDeps): NewAnnotation {
@@ -89,7 +107,7 @@ function newAnnotation(mode: 'create' | 'span', fields: FieldInputs, deps: MainD
     // Sent rather than left to the service, so that a dry run and the outputs show the same time.
     time: fields.time ?? formatTime(now),
     endTime: fields.endTime,
-    title: fields.title ?? defaultTitle(context, LIMITS.title),
+    title: fields.title ?? defaultTitle(context, ANNOTATION_LIMITS.title),
     description: fields.description,
     url,
   });
@@ -148,10 +166,12 @@ export interface PostResult {
  */
 export async function performPost(client: AnnotationsClient, inputs: PostInputs, now: number, log: Log): Promise<PostResult> {
   if (inputs.jobStatus === undefined) {
-    log.warning('jobStatus is empty, so the span cannot record the job outcome (and closeOn: success never closes it). Pass jobStatus: ${{ job.status }}.');
+    log.warning(
+      'jobStatus is empty, so the span cannot record the job outcome (and closeOn: success never closes it). Leave jobStatus out, so that it defaults to ${{ job.status }}, or pass ${{ job.status }}.',
+    );
   }
   const close = shouldClose(inputs.closeOn, inputs.jobStatus);
-  const patch: AnnotationPatch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, LIMITS.title) };
+  const patch: AnnotationPatch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, ANNOTATION_LIMITS.title) };
   if (close) {
     const current = await client.get(inputs.spanId);
     // An end someone already set (a person, a later step in close mode) is theirs to keep; and a

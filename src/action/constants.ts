@@ -46,17 +46,11 @@ export type CloseOn = (typeof CLOSE_ON)[number];
 export const JOB_STATUSES = ['success', 'failure', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** The hosted service's limits; checked before any request so a typo costs no round trip. */
+/** Bounds of the action's own inputs; the annotation fields' limits are in src/common/annotation-contract.ts. */
 export const LIMITS = {
-  title: 256,
-  description: 512,
-  url: 512,
-  type: 256,
   timeoutMs: 600_000,
   retries: 10,
 } as const;
-
-export const TYPE_PATTERN = /^[a-z0-9-]+$/;
 
 /** Marks a span's url so that a re-run of the same job can find the span again. */
 export const SPAN_TAG_KEY = 'timemark-span';

@@ -1,7 +1,9 @@
-import { InputError } from '../common/input-error.js';
+import { parseServiceUrl } from '../client/transport.js';
+import { checkLength, checkOrder, checkType } from '../common/annotation-contract.js';
+import { InputError } from '../common/errors.js';
 import { parseNameList } from '../common/name-list.js';
 import { formatTime, parseTimeInput } from '../common/time.js';
-import { CLOSE_ON, INPUT, JOB_STATUSES, LIMITS, MODES, TYPE_PATTERN, type CloseOn, type JobStatus, type Mode } from './constants.js';
+import { CLOSE_ON, INPUT, JOB_STATUSES, LIMITS, MODES, type CloseOn, type JobStatus, type Mode } from './constants.js';
 
 /**
  * Where inputs come from. The runner gives `@actions/core`; tests give a plain record. Reading
@@ -99,27 +101,20 @@ export function getFailOnError(source: InputSource): boolean {
 
 function fieldInputs(source: InputSource, now: number): FieldInputs {
   const datasetsText = optional(source, INPUT.datasets);
-  const type = optional(source, INPUT.type);
-  if (type !== undefined && (!TYPE_PATTERN.test(type) || type.length > LIMITS.type)) {
-    throw new InputError(
-      `Invalid ${INPUT.type} ${JSON.stringify(type)}. Expected lowercase letters, digits and dashes (at most ${LIMITS.type}), e.g. "production-release".`,
-    );
-  }
+  const typeText = optional(source, INPUT.type);
+  const type = typeText === undefined ? undefined : checkType(INPUT.type, typeText);
   const time = timeInput(source, INPUT.time, now);
   const endTime = timeInput(source, INPUT.endTime, now);
-  if (time !== undefined && endTime !== undefined && Date.parse(endTime) < Date.parse(time)) {
-    throw new InputError(
-      `Invalid ${INPUT.endTime} ${JSON.stringify(source.getInput(INPUT.endTime))}: it is ${endTime}, before ${INPUT.time} ${time}. Expected an end at or after the start.`,
-    );
-  }
+  if (time !== undefined && endTime !== undefined) checkOrder(INPUT.time, Date.parse(time), INPUT.endTime, Date.parse(endTime));
   return {
     datasets: datasetsText === undefined ? undefined : parseNameList(INPUT.datasets, [datasetsText]),
     type,
     time,
     endTime,
-    title: textInput(source, INPUT.title, LIMITS.title),
-    description: textInput(source, INPUT.description, LIMITS.description),
-    url: linkInput(source),
+    title: textInput(source, INPUT.title, 'title'),
+    description: textInput(source, INPUT.description, 'description'),
+    // Any text, as on the hosted service: the official clients send relative links and plain words.
+    url: textInput(source, INPUT.link, 'url'),
   };
 }
 
@@ -157,26 +152,8 @@ function modeInput(source: InputSource, id: string | undefined): Mode {
 }
 
 function serviceUrlInput(source: InputSource): string {
-  const expected = 'Expected an http:// or https:// address such as https://api.axiom.co.';
   const url = requiredInput(INPUT.url, optional(source, INPUT.url), 'an http:// or https:// address such as https://api.axiom.co');
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new InputError(`Invalid ${INPUT.url} ${JSON.stringify(url)}. ${expected}`);
-  }
-  return url;
-}
-
-function linkInput(source: InputSource): string | undefined {
-  const url = textInput(source, INPUT.link, LIMITS.url);
-  if (url === undefined) return undefined;
-  if (!URL.canParse(url)) {
-    throw new InputError(`Invalid ${INPUT.link} ${JSON.stringify(url)}. Expected an absolute URL such as "https://github.com/org/repo/pull/1".`);
-  }
+  parseServiceUrl(url, INPUT.url);
   return url;
 }
 
@@ -185,12 +162,9 @@ function timeInput(source: InputSource, name: string, now: number): string | und
   return text === undefined ? undefined : formatTime(parseTimeInput(name, text, now));
 }
 
-function textInput(source: InputSource, name: string, limit: number): string | undefined {
+function textInput(source: InputSource, name: string, field: 'title' | 'description' | 'url'): string | undefined {
   const text = optional(source, name);
-  if (text !== undefined && text.length > limit) {
-    throw new InputError(`Invalid ${name} ${JSON.stringify(`${text.slice(0, 40)}…`)}: ${text.length} characters. Expected at most ${limit}.`);
-  }
-  return text;
+  return text === undefined ? undefined : checkLength(name, text, field);
 }
 
 function integerInput(source: InputSource, name: string, min: number, max: number): number {

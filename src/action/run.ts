@@ -4,7 +4,7 @@
  */
 import * as core from '@actions/core';
 import { createAnnotationsClient, type AnnotationsClient } from '../client/index.js';
-import { InputError } from '../common/input-error.js';
+import { InputError } from '../common/errors.js';
 import { performMain, performPost, type Log, type MainResult } from './annotate.js';
 import { OUTPUT, STATE, USER_AGENT } from './constants.js';
 import { getFailOnError, getInputs, type InputSource, type ServiceInputs } from './inputs.js';
@@ -88,7 +88,7 @@ function createClient(service: ServiceInputs): AnnotationsClient {
 }
 
 function setOutputs(result: MainResult): void {
-  const shown = result.annotation ?? result.request.body;
+  const shown = result.annotation ?? result.request?.body ?? {};
   core.setOutput(OUTPUT.id, result.annotation?.id ?? '');
   core.setOutput(OUTPUT.time, shown.time ?? '');
   core.setOutput(OUTPUT.endTime, shown.endTime ?? '');

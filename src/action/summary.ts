@@ -5,6 +5,7 @@ const HEADINGS: Record<MainResult['outcome'], string> = {
   created: 'Annotation created',
   updated: 'Annotation updated',
   closed: 'Annotation closed',
+  'already-closed': 'Annotation already closed (its endTime is kept)',
   'span-opened': 'Span opened (it closes when the job ends)',
   'span-reused': 'Span of an earlier attempt taken over (it closes when the job ends)',
   'dry-run': 'Dry run: nothing was sent',
@@ -12,7 +13,7 @@ const HEADINGS: Record<MainResult['outcome'], string> = {
 
 /** The job summary of the main step: a table of the annotation and a link to what it points at. */
 export function renderMainSummary(result: MainResult): string {
-  const shown: Partial<Annotation> = result.annotation ?? (result.request.body as Partial<Annotation>);
+  const shown: Partial<Annotation> = result.annotation ?? (result.request?.body as Partial<Annotation> | undefined) ?? {};
   return renderTable(`Timemark: ${HEADINGS[result.outcome]}`, shown);
 }
 
