@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAnnotationsClient, type Annotation, type AnnotationsClient } from '../../src/client/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Annotation } from '../../src/client/index.js';
 import { NODE24_BIN } from '../helpers/node24.js';
-import { startLocalService, TEST_ORG, TEST_PERSONAL_TOKEN, type LocalService } from '../helpers/local-service.js';
+import { TEST_ORG, TEST_PERSONAL_TOKEN, useLocalService } from '../helpers/local-service.js';
 import {
   commands,
   createJobFiles,
@@ -19,19 +19,8 @@ import {
 
 const RUN_PAGE = 'https://github.example.com/acme/shop/actions/runs/9876543210';
 
-let service: LocalService;
-let client: AnnotationsClient;
+const service = useLocalService();
 let job: JobFiles;
-
-beforeAll(async () => {
-  service = await startLocalService();
-  client = createAnnotationsClient({ url: service.url, token: service.token, retries: 0 });
-});
-
-afterAll(async () => {
-  await client.close();
-  await service.close();
-});
 
 beforeEach(() => {
   job = createJobFiles();
@@ -46,7 +35,7 @@ function inputs(given: Record<string, string>): Record<string, string> {
 }
 
 async function annotationsOf(dataset: string): Promise<Annotation[]> {
-  return client.list({ datasets: [dataset] });
+  return service.annotations.list({ datasets: [dataset] });
 }
 
 describe('main step', () => {
@@ -59,7 +48,7 @@ describe('main step', () => {
     });
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
-    const stored = await client.get(step.outputs.id ?? '');
+    const stored = await service.annotations.get(step.outputs.id ?? '');
     expect(stored).toEqual({
       id: step.outputs.id,
       datasets: ['shop-prod', 'shop-edge'],
@@ -83,7 +72,7 @@ describe('main step', () => {
     const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ ...example.with, axiomToken: service.token }) });
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
-    expect(await client.get(step.outputs.id ?? '')).toEqual({
+    expect(await service.annotations.get(step.outputs.id ?? '')).toEqual({
       id: step.outputs.id,
       datasets: ['dataset_name'],
       type: 'production-release',
@@ -110,7 +99,7 @@ describe('main step', () => {
 
     expect(step.code).toBe(1);
     expect(commands(step.stdout, 'error')).toEqual([
-      'Invalid type "Production Release". Expected lowercase letters, digits and dashes (at most 256), e.g. "production-release".',
+      'Invalid type "Production Release". Expected 1 to 256 lowercase letters, digits and dashes, e.g. "production-deploy".',
     ]);
     expect(await annotationsOf('invalid-type')).toEqual([]);
   });
@@ -143,23 +132,34 @@ describe('main step', () => {
   });
 
   it('updates the fields given and keeps the others when an id is given', async () => {
-    const created = await client.create({ datasets: ['update-by-id'], type: 'deploy', title: 'Deploy v2', description: 'keep me' });
+    const created = await service.annotations.create({ datasets: ['update-by-id'], type: 'deploy', title: 'Deploy v2', description: 'keep me' });
     const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ id: created.id, title: 'Deploy v2 (hotfix)' }) });
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
-    expect(await client.get(created.id)).toEqual({ ...created, title: 'Deploy v2 (hotfix)' });
+    expect(await service.annotations.get(created.id)).toEqual({ ...created, title: 'Deploy v2 (hotfix)' });
     expect(step.outputs.id).toBe(created.id);
   });
 
   it('closes an existing annotation at the current time in close mode', async () => {
-    const created = await client.create({ datasets: ['close-by-id'], type: 'incident', time: new Date(Date.now() - 60_000).toISOString() });
+    const created = await service.annotations.create({ datasets: ['close-by-id'], type: 'incident', time: new Date(Date.now() - 60_000).toISOString() });
     const before = Date.now();
     const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ id: created.id, mode: 'close' }) });
 
     expect(step.code, step.stdout + step.stderr).toBe(0);
-    const closed = await client.get(created.id);
+    const closed = await service.annotations.get(created.id);
     expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(step.outputs.endTime).toBe(closed.endTime);
+  });
+
+  it('keeps the end of an annotation that is already closed in close mode, and says so in the log and the summary', async () => {
+    const closed = await service.annotations.create({ datasets: ['close-twice'], type: 'incident', time: '2024-05-01T12:00:00.000Z', endTime: '2024-05-01T12:20:00.000Z' });
+    const step = await runStep({ bundle: 'main', job, env: githubEnv(), inputs: inputs({ id: closed.id, mode: 'close' }) });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(await service.annotations.get(closed.id)).toEqual(closed);
+    expect(step.outputs.endTime).toBe('2024-05-01T12:20:00.000Z');
+    expect(step.stdout).toContain(`Annotation ${closed.id} was already closed at 2024-05-01T12:20:00.000Z; its endTime is kept`);
+    expect(step.summary).toContain('Annotation already closed (its endTime is kept)');
   });
 
   it('sends nothing in a dry run, needs no token, and still sets the outputs', async () => {
@@ -291,7 +291,7 @@ describe('span mode', () => {
   it('opens a span when the job starts and closes it with the outcome when the job ends', async () => {
     const opened = await openSpan('span-success');
     const id = opened.outputs.id ?? '';
-    const open = await client.get(id);
+    const open = await service.annotations.get(id);
     expect(open.endTime).toBeUndefined();
     expect(open.url).toBe(`${RUN_PAGE}#timemark-span=9876543210.1.deploy`);
     expect(opened.summary).toContain('Span opened');
@@ -300,10 +300,27 @@ describe('span mode', () => {
     const post = await endJob(opened.state, 'success');
 
     expect(post.code, post.stdout + post.stderr).toBe(0);
-    const closed = await client.get(id);
+    const closed = await service.annotations.get(id);
     expect(closed).toEqual({ ...open, endTime: closed.endTime, title: 'Deploy · main @ 4f2a9c1 — succeeded' });
     expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(post.summary).toContain('### Timemark: Span closed');
+  });
+
+  it("records the job's outcome with no jobStatus input, from the default the runner evaluates for the post step", async () => {
+    const opened = await openSpan('span-default-status', { closeOn: 'success' });
+    const post = await runStep({
+      bundle: 'post',
+      job,
+      env: githubEnv(),
+      state: opened.state,
+      inputs: runnerInputs({ axiomToken: service.token, axiomUrl: service.url, retries: '0', mode: 'span', datasets: 'span-default-status', type: 'deploy', closeOn: 'success' }, { status: 'failure' }),
+    });
+
+    expect(post.code, post.stdout + post.stderr).toBe(0);
+    expect(commands(post.stdout, 'warning')).toEqual([]);
+    const span = await service.annotations.get(opened.outputs.id ?? '');
+    expect(span.title).toMatch(/— failed, left open$/);
+    expect(span.endTime).toBeUndefined();
   });
 
   it('records a failure and leaves the span open for a person when closeOn is success', async () => {
@@ -311,7 +328,7 @@ describe('span mode', () => {
     const post = await endJob(opened.state, 'failure', { closeOn: 'success' });
 
     expect(post.code, post.stdout + post.stderr).toBe(0);
-    const span = await client.get(opened.outputs.id ?? '');
+    const span = await service.annotations.get(opened.outputs.id ?? '');
     expect(span.endTime).toBeUndefined();
     expect(span.title).toBe('Deploy shop v1.5.0 — failed, left open');
     expect(span.description).toBe('Rolling out v1.5.0');
@@ -321,7 +338,7 @@ describe('span mode', () => {
     const opened = await openSpan('span-cancelled');
     await endJob(opened.state, 'cancelled');
 
-    const span = await client.get(opened.outputs.id ?? '');
+    const span = await service.annotations.get(opened.outputs.id ?? '');
     expect(span.endTime).toBeDefined();
     expect(span.title).toMatch(/— cancelled$/);
   });

@@ -20,13 +20,25 @@ export function readActionYaml(): ActionYaml {
   return parse(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as ActionYaml;
 }
 
-/** The inputs the runner would pass for a `with:` block: given values over action.yml's defaults. */
-export function runnerInputs(given: Record<string, string>): Record<string, string> {
+/**
+ * The inputs the runner would pass for a `with:` block: given values over action.yml's defaults.
+ * The runner evaluates a default that is an expression in the step's context, for the main step
+ * and again for the post step; `job.status` is "success" while the job runs and final in the
+ * post step. Any other expression is refused, so a default the simulation cannot evaluate never
+ * reaches a test as literal text.
+ */
+export function runnerInputs(given: Record<string, string>, job: { status: string } = { status: 'success' }): Record<string, string> {
   const inputs: Record<string, string> = {};
   for (const [name, spec] of Object.entries(readActionYaml().inputs)) {
-    if (spec.default !== undefined) inputs[name] = String(spec.default);
+    if (spec.default !== undefined) inputs[name] = evaluateDefault(name, String(spec.default), job);
   }
   return { ...inputs, ...given };
+}
+
+function evaluateDefault(name: string, text: string, job: { status: string }): string {
+  if (!text.includes('${{')) return text;
+  if (/^\$\{\{\s*job\.status\s*\}\}$/.test(text)) return job.status;
+  throw new Error(`The runner simulation cannot evaluate the default of ${name}: ${text}`);
 }
 
 export function loadFixture<T>(name: string): T {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Annotation } from '../../src/client/types.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { Annotation } from '../../src/common/annotation-contract.js';
 import { runTimemark } from '../helpers/child-process.js';
-import { startLocalService, type LocalService } from '../helpers/local-service.js';
+import { useLocalService } from '../helpers/local-service.js';
 
-let service: LocalService;
-let env: NodeJS.ProcessEnv;
+const service = useLocalService();
 
-beforeAll(async () => {
-  service = await startLocalService();
-  env = { TIMEMARK_URL: service.url, TIMEMARK_TOKEN: service.token };
-});
-afterAll(async () => {
-  await service.close();
-});
-
-async function annotate(args: string[], extraEnv: NodeJS.ProcessEnv = env) {
+async function annotate(args: string[], extraEnv: NodeJS.ProcessEnv = service.cliEnv) {
   const result = await runTimemark(['annotate', ...args], extraEnv);
   return { ...result, json: result.code === 0 ? (JSON.parse(result.stdout) as any) : undefined };
 }
@@ -61,17 +54,29 @@ describe('timemark annotate', () => {
   });
 
   it.each([
-    [['create', '--type', 'deploy'], /needs --datasets/],
-    [['create', '--datasets', 'a'], /needs --type/],
+    [['create', '--type', 'deploy'], /--datasets is missing; say which charts show it/],
+    [['create', '--datasets', 'a'], /--type is missing; say what kind of event it is/],
     [['create', '--datasets', 'a,,b', '--type', 'deploy'], /Invalid --datasets "a,,b"/],
     [['create', '--datasets', 'a', '--type', 'deploy', '--time', 'soon'], /Invalid --time "soon". Expected .*now-5m/],
-    [['create', '--datasets', 'a', '--type', 'deploy', '--colour', 'red'], /Unknown option '--colour'/],
-    [['close'], /needs the annotation id/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--colour', 'red'], /^timemark annotate create: unknown option --colour; see "timemark annotate create --help"/],
+    [['close'], /the annotation id is missing; give it first/],
     [['get', 'a', 'b'], /unexpected argument "b"/],
-    [['update', 'ann_x'], /needs at least one field/],
-    [['list', '--title', 'x'], /does not take --title/],
-    [['frobnicate'], /Unknown annotate command "frobnicate"/],
-    [['create', '--datasets', 'a', '--type', 'deploy', '--timeout', 'fast'], /Invalid --timeout "fast"/],
+    [['update', 'ann_x'], /nothing to change; give at least one of --datasets/],
+    [['list', '--title', 'x'], /^timemark annotate list: unknown option --title/],
+    [['frobnicate'], /^timemark annotate: unknown command "frobnicate"; use one of create, list/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--timeout', 'fast'], /Invalid --timeout "fast"; give a whole number of milliseconds of 1 or more, e.g. --timeout 5000\./],
+    [['create', '--datasets'], /^timemark annotate create: --datasets needs a value; give one, e.g. --datasets production\.\n$/],
+    [['create', '--datasets', 'a', '--title', '--type', 'deploy'], /--title needs a value, but --type follows it; give one, e.g. --title "Deploy v2"/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--retries', '-1'], /Invalid --retries "-1": it is negative; give a whole number of 0 or more, e.g. --retries 3\./],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--timeout=-5'], /Invalid --timeout "-5": it is negative; give a whole number of milliseconds of 1 or more/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--retry-ambiguous=yes'], /--retry-ambiguous takes no value; write --retry-ambiguous alone\./],
+    [['create', '--datasets', 'a', '--type', 'Bad Type'], /^timemark annotate create: Invalid --type "Bad Type". Expected 1 to 256 lowercase letters, digits and dashes/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--title', 'x'.repeat(257)], /Invalid --title "x+…: 257 characters. Expected at most 256\./],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--link', 'x'.repeat(513)], /Invalid --link "x+…: 513 characters. Expected at most 512\./],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--time', '2024-05-01 14:00', '--end-time', '2024-05-01 13:59'], /Invalid --end-time 2024-05-01T13:59:00.000Z: it is before --time 2024-05-01T14:00:00.000Z/],
+    [['create', '--datasets', 'a', '--type', 'deploy', '--end-time', 'now-1h'], /Invalid --end-time .*: it is before --time/],
+    [['update', 'ann_x', '--type', 'Deploy'], /Invalid --type "Deploy"/],
+    [['list', '--start', 'now', '--end', 'now-1d'], /Invalid --end .*: it is before --start/],
   ])('exits 2 with one line saying what was wrong for %j', async (args, message) => {
     const result = await annotate(args);
     expect(result.code).toBe(2);
@@ -81,14 +86,14 @@ describe('timemark annotate', () => {
   });
 
   it('exits 2 when no service URL or token is configured', async () => {
-    expect((await annotate(['list'], {})).stderr).toMatch(/No service URL. Pass --url or set TIMEMARK_URL/);
-    expect((await annotate(['list'], { TIMEMARK_URL: service.url })).stderr).toMatch(/No token. Pass --token or set TIMEMARK_TOKEN/);
+    expect((await annotate(['list'], {})).stderr).toMatch(/no service URL; pass --url or set TIMEMARK_URL/);
+    expect((await annotate(['list'], { TIMEMARK_URL: service.url })).stderr).toMatch(/no token; pass --token or set TIMEMARK_TOKEN/);
   });
 
   it('exits 1 with the service message and trace id when the service refuses', async () => {
-    const result = await annotate(['create', '--datasets', 'a', '--type', 'Bad Type']);
+    const result = await annotate(['get', 'ann_does_not_exist']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^timemark annotate: POST \/v2\/annotations answered 400: Invalid type "Bad Type".* \[trace id [0-9a-f]+\]\n$/);
+    expect(result.stderr).toMatch(/^timemark annotate get: GET \/v2\/annotations\/ann_does_not_exist answered 404: .* \[trace id [0-9a-f]+\]\.?\n$/);
   });
 
   it('exits 1 and never prints the token when the token is wrong', async () => {
@@ -99,9 +104,54 @@ describe('timemark annotate', () => {
     expect(result.stderr + result.stdout).not.toContain(token);
   });
 
-  it('exits 1 with a one-line reason when the service is unreachable', async () => {
-    const result = await annotate(['list', '--retries', '0'], { TIMEMARK_URL: 'http://127.0.0.1:1', TIMEMARK_TOKEN: service.token });
+  it('says which URL refused the connection and asks whether the service is running', async () => {
+    const result = await annotate(['list', '--retries', '0'], { TIMEMARK_URL: 'http://user:secret@127.0.0.1:1', TIMEMARK_TOKEN: service.token });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^timemark annotate: GET \/v2\/annotations failed: .*ECONNREFUSED.*\n$/);
+    expect(result.stderr).toBe(
+      'timemark annotate list: nothing answers at http://127.0.0.1:1 (connection refused): is the service running? Start one with "./bin/timemark.js serve", or point --url (TIMEMARK_URL) at yours.\n',
+    );
+  });
+
+  it('says why a create that timed out was not retried, and names --retry-ambiguous', async () => {
+    const silent = await startSilentService();
+    try {
+      const result = await annotate(['create', '--datasets', 'a', '--type', 'deploy', '--timeout', '200'], { TIMEMARK_URL: silent.url, TIMEMARK_TOKEN: service.token });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'timemark annotate create: POST /v2/annotations failed: no answer within 200 ms, so the annotation may or may not exist, and it was not sent again because that could create it twice; check with "./bin/timemark.js annotate list", or pass --retry-ambiguous to retry such failures.\n',
+      );
+      expect(silent.requests()).toBe(1);
+      const retried = await annotate(['create', '--datasets', 'a', '--type', 'deploy', '--timeout', '200', '--retries', '1', '--retry-ambiguous'], {
+        TIMEMARK_URL: silent.url,
+        TIMEMARK_TOKEN: service.token,
+      });
+      expect(retried.stderr).toMatch(/no answer within 200 ms \(after 2 attempts\)\.\n$/);
+      expect(silent.requests()).toBe(3);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('reads a time without an offset as UTC', async () => {
+    const created = await annotate(['create', '--datasets', 'cli-utc', '--type', 'deploy', '--time', '2024-05-01 14:00', '--end-time', '2024-05-01T14:30']);
+    expect(created.json).toMatchObject({ time: '2024-05-01T14:00:00.000Z', endTime: '2024-05-01T14:30:00.000Z' });
   });
 });
+
+/** A service that takes requests and never answers them. */
+async function startSilentService(): Promise<{ url: string; requests(): number; close(): Promise<void> }> {
+  let count = 0;
+  const server = createServer(() => {
+    count++;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => count,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

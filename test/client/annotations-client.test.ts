@@ -58,7 +58,8 @@ describe('against the local service', () => {
  * one, so these tests script them with a small HTTP server that answers from a queue.
  */
 describe('retries', () => {
-  type Reply = { status: number; headers?: Record<string, string>; body?: unknown } | 'hang' | 'drop';
+  /** 'hang' never answers; 'drop' closes the connection unanswered; 'cut' sends the head and half the body, then closes. */
+  type Reply = { status: number; headers?: Record<string, string>; body?: unknown } | 'hang' | 'drop' | 'cut';
   let server: Server;
   let url: string;
   let replies: Reply[] = [];
@@ -72,6 +73,12 @@ describe('retries', () => {
       if (reply === 'hang') return;
       if (reply === 'drop') {
         req.socket.destroy();
+        return;
+      }
+      if (reply === 'cut') {
+        const text = JSON.stringify(annotation);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+        res.write(text.slice(0, 10), () => res.destroy());
         return;
       }
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
@@ -150,6 +157,46 @@ describe('retries', () => {
     await client.close();
   });
 
+  it('marks a create that may have reached the service as ambiguous, and a read that failed as not', async () => {
+    replies = ['drop', 'drop', 'drop'];
+    const client = make({ retries: 1 });
+    const create = (await client.create({ datasets: ['d'], type: 'deploy' }).catch((caught: unknown) => caught)) as ApiError;
+    expect([create.ambiguous, create.attempts]).toEqual([true, 1]);
+    const read = (await client.get('ann_x').catch((caught: unknown) => caught)) as ApiError;
+    expect([read.ambiguous, read.attempts]).toEqual([false, 2]);
+    await client.close();
+  });
+
+  it('retries a read or an update whose reply is cut off mid-body, as for any other dropped connection', async () => {
+    replies = ['cut', { status: 200, body: annotation }, 'cut', { status: 200, body: annotation }];
+    const client = make();
+    await expect(client.get('ann_x')).resolves.toEqual(annotation);
+    await expect(client.update('ann_x', { title: 'x' })).resolves.toEqual(annotation);
+    expect(requests.map((request) => request.method)).toEqual(['GET', 'GET', 'PUT', 'PUT']);
+    await client.close();
+  });
+
+  it('ends a read cut off on every attempt with one ApiError that names the method, the path and the status', async () => {
+    replies = ['cut', 'cut'];
+    const client = make({ retries: 1 });
+    const error = (await client.get('ann_x').catch((caught: unknown) => caught)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'network_error', status: undefined, method: 'GET', path: '/v2/annotations/ann_x', attempts: 2 });
+    expect(error.message).toMatch(/^GET \/v2\/annotations\/ann_x failed: the reply \(status 200\) was cut off: .+ \(after 2 attempts\)$/);
+    await client.close();
+  });
+
+  it('does not retry a create whose reply was cut off, since the annotation may exist', async () => {
+    replies = ['cut', { status: 201, body: annotation }];
+    const client = make();
+    const error = (await client.create({ datasets: ['d'], type: 'deploy' }).catch((caught: unknown) => caught)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toMatch(/^POST \/v2\/annotations failed: the reply \(status 200\) was cut off/);
+    expect(error.ambiguous).toBe(true);
+    expect(requests).toHaveLength(1);
+    await client.close();
+  });
+
   it('times out each attempt, retries reads, and says how long it waited', async () => {
     replies = ['hang', 'hang'];
     const client = make({ timeoutMs: 150, retries: 1 });
@@ -170,6 +217,7 @@ describe('retries', () => {
     expect(error.attempts).toBe(3);
     expect(attempts).toEqual([1, 2]);
     expect(error.message).toMatch(/ECONNREFUSED/);
+    expect([error.networkCode, error.ambiguous]).toEqual(['ECONNREFUSED', false]);
     await client.close();
   });
 

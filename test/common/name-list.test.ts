@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/common/input-error.js';
+import { InputError } from '../../src/common/errors.js';
 import { parseNameList } from '../../src/common/name-list.js';
 
 describe('parseNameList', () => {

@@ -10,10 +10,14 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a command to completion and collects its output. */
-export function run(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<RunResult> {
+/** Runs a command to completion and collects its output; `user` runs it as another user (needs root). */
+export function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; user?: { uid: number; gid: number } } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd ?? REPO_ROOT, stdio: 'pipe' });
+    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd ?? REPO_ROOT, stdio: 'pipe', ...options.user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -25,8 +29,8 @@ export function run(command: string, args: string[], options: { env?: NodeJS.Pro
 }
 
 /** Runs the built `timemark` command. */
-export function runTimemark(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  return run(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env } });
+export function runTimemark(args: string[], env: NodeJS.ProcessEnv = {}, user?: { uid: number; gid: number }): Promise<RunResult> {
+  return run(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, ...(user ? { user } : {}) });
 }
 
 /**
@@ -66,4 +70,10 @@ export function startTimemark(
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Starts `timemark serve` on a free port over `dataDir` with `token`, and resolves with the child and its URL. */
+export async function startServeProcess(dataDir: string, token: string): Promise<{ child: ChildProcess; url: string }> {
+  const { child, match } = await startTimemark(['serve', '--port', '0', '--data-dir', dataDir, '--token', token], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return { child, url: match[1] as string };
 }

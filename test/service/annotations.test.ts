@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../helpers/local-service.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useLocalService } from '../helpers/local-service.js';
 
-let service: LocalService;
-
-beforeAll(async () => {
-  service = await startLocalService();
-});
-afterAll(async () => {
-  await service.close();
-});
+const service = useLocalService();
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(service.url + path, {
@@ -60,7 +53,7 @@ describe('creating annotations', () => {
 
   it.each([
     [{ type: 'deploy' }, /Missing datasets/],
-    [{ datasets: [], type: 'deploy' }, /Invalid datasets \[\]/],
+    [{ datasets: [], type: 'deploy' }, /Invalid datasets: the list is empty/],
     [{ datasets: ['ok', ''], type: 'deploy' }, /Invalid dataset name ""/],
     [{ datasets: 'prod', type: 'deploy' }, /Invalid datasets "prod"/],
     [{ datasets: ['a'] }, /Missing type/],
@@ -69,9 +62,9 @@ describe('creating annotations', () => {
     [{ datasets: ['a'], type: 'deploy', time: 'yesterday' }, /Invalid time "yesterday"/],
     [{ datasets: ['a'], type: 'deploy', time: 1700000000 }, /Invalid time 1700000000/],
     [{ datasets: ['a'], type: 'deploy', time: '2024-01-02T00:00:00Z', endTime: '2024-01-01T00:00:00Z' }, /endTime .* before time/],
-    [{ datasets: ['a'], type: 'deploy', title: 't'.repeat(257) }, /Invalid title: 257 characters. Expected at most 256/],
-    [{ datasets: ['a'], type: 'deploy', description: 'd'.repeat(513) }, /Invalid description: 513 characters/],
-    [{ datasets: ['a'], type: 'deploy', url: 'not a url' }, /Invalid url "not a url"/],
+    [{ datasets: ['a'], type: 'deploy', title: 't'.repeat(257) }, /Invalid title "t+…: 257 characters. Expected at most 256/],
+    [{ datasets: ['a'], type: 'deploy', description: 'd'.repeat(513) }, /Invalid description "d+…: 513 characters/],
+    [{ datasets: ['a'], type: 'deploy', url: 'u'.repeat(513) }, /Invalid url "u+…: 513 characters. Expected at most 512/],
     [{ datasets: ['a'], type: 'deploy', titel: 'typo' }, /Unknown field "titel"/],
     [['not', 'an', 'object'], /must be a JSON object/],
   ])('rejects %j with a 400 that names the problem', async (body, message) => {
@@ -91,7 +84,7 @@ describe('creating annotations', () => {
 
     const latin1 = await call('POST', '/v2/annotations', '{}', { 'content-type': 'application/json; charset=latin1' });
     expect(latin1.status).toBe(415);
-    expect(latin1.json.message).toBe('Unsupported charset "latin1". Expected UTF-8 JSON.');
+    expect(latin1.json.message).toBe('Unsupported charset "latin1". Expected UTF-8.');
 
     const zipped = await call('POST', '/v2/annotations', '{}', { 'content-encoding': 'x-compress-9000' });
     expect(zipped.status).toBe(415);

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, TEST_ORG, TEST_PERSONAL_TOKEN, type LocalService } from '../helpers/local-service.js';
+import { describe, expect, it } from 'vitest';
+import { TEST_ORG, TEST_PERSONAL_TOKEN, useLocalService } from '../helpers/local-service.js';
 
-let service: LocalService;
-
-beforeAll(async () => {
-  service = await startLocalService();
-});
-afterAll(async () => {
-  await service.close();
-});
+const service = useLocalService();
 
 async function status(headers: Record<string, string>): Promise<{ status: number; body: any }> {
   const response = await fetch(`${service.url}/v2/annotations`, { headers });

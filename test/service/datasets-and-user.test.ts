@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../helpers/local-service.js';
+import { describe, expect, it } from 'vitest';
+import { useLocalService } from '../helpers/local-service.js';
 
-let service: LocalService;
-
-beforeAll(async () => {
-  service = await startLocalService();
-});
-afterAll(async () => {
-  await service.close();
-});
+const service = useLocalService();
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await fetch(service.url + path, {

@@ -1,66 +1,49 @@
 import { rmSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Annotation } from '../../src/client/types.js';
-import { exited, startTimemark } from '../helpers/child-process.js';
+import type { Annotation } from '../../src/common/annotation-contract.js';
+import { burstUntilKilled } from '../helpers/burst.js';
+import { exited, startServeProcess } from '../helpers/child-process.js';
 import { makeTempDir, TEST_TOKEN } from '../helpers/local-service.js';
 
 const dataDir = makeTempDir('durability');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-async function startServe() {
-  const { child, match } = await startTimemark(
-    ['serve', '--port', '0', '--data-dir', dataDir, '--token', TEST_TOKEN],
-    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
-  );
-  return { child, url: match[1] as string };
-}
+const startServe = () => startServeProcess(dataDir, TEST_TOKEN);
 
 describe('durability', () => {
   it('keeps every acknowledged write after kill -9 in the middle of a burst', async () => {
     const first = await startServe();
     const headers = { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' };
     const acknowledged = new Map<string, Annotation>();
-    const total = 400;
     const killAfter = 250;
-    let next = 0;
-    let killed = false;
-
-    async function worker(): Promise<void> {
-      while (next < total && !killed) {
-        const n = next++;
-        try {
-          const response = await fetch(`${first.url}/v2/annotations`, {
-            method: 'POST',
+    await burstUntilKilled({
+      child: first.child,
+      total: 400,
+      killAfter,
+      concurrency: 16,
+      send: async (n) => {
+        const response = await fetch(`${first.url}/v2/annotations`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ datasets: ['durable'], type: 'deploy', time: new Date(Date.UTC(2024, 0, 1, 0, 0, n)).toISOString(), title: `deploy ${n}` }),
+        });
+        if (response.status !== 201) return false;
+        const annotation = (await response.json()) as Annotation;
+        // An update acknowledged before the kill must survive too.
+        if (n % 5 === 0) {
+          const closed = await fetch(`${first.url}/v2/annotations/${annotation.id}`, {
+            method: 'PUT',
             headers,
-            body: JSON.stringify({ datasets: ['durable'], type: 'deploy', time: new Date(Date.UTC(2024, 0, 1, 0, 0, n)).toISOString(), title: `deploy ${n}` }),
+            body: JSON.stringify({ endTime: new Date(Date.parse(annotation.time) + 60_000).toISOString() }),
           });
-          if (response.status !== 201) continue;
-          const annotation = (await response.json()) as Annotation;
-          // An update acknowledged before the kill must survive too.
-          if (n % 5 === 0) {
-            const closed = await fetch(`${first.url}/v2/annotations/${annotation.id}`, {
-              method: 'PUT',
-              headers,
-              body: JSON.stringify({ endTime: new Date(Date.parse(annotation.time) + 60_000).toISOString() }),
-            });
-            if (closed.status === 200) acknowledged.set(annotation.id, (await closed.json()) as Annotation);
-            else acknowledged.set(annotation.id, annotation);
-          } else {
-            acknowledged.set(annotation.id, annotation);
-          }
-          if (acknowledged.size >= killAfter && !killed) {
-            killed = true;
-            first.child.kill('SIGKILL');
-          }
-        } catch {
-          // Requests cut off by the kill were never acknowledged, so nothing is owed for them.
+          acknowledged.set(annotation.id, closed.status === 200 ? ((await closed.json()) as Annotation) : annotation);
+        } else {
+          acknowledged.set(annotation.id, annotation);
         }
-      }
-    }
-
-    await Promise.all(Array.from({ length: 16 }, () => worker()));
-    await exited(first.child);
+        return true;
+      },
+    });
     expect(first.child.signalCode).toBe('SIGKILL');
     expect(acknowledged.size).toBeGreaterThanOrEqual(killAfter);
 
@@ -87,17 +70,20 @@ describe('durability', () => {
     const { child, url } = await startServe();
     const agent = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
     let sending = true;
+    let busy: () => void = () => undefined;
+    const connectionBusy = new Promise<void>((resolve) => (busy = resolve));
     const sender = (async () => {
       while (sending) {
         try {
           const response = await request(`${url}/v2/annotations?datasets=busy`, { headers: { authorization: `Bearer ${TEST_TOKEN}` }, dispatcher: agent });
           await response.body.text();
+          busy();
         } catch {
           // Refused once the service has gone: that is the point.
         }
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await connectionBusy;
     const stopAsked = Date.now();
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);

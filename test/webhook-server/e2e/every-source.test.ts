@@ -6,9 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnnotationsClient, type AnnotationsClient } from '../../../src/client/index.js';
 import { SOURCE_NAMES, type SourceName } from '../../../webhook-server/src/sources/types.js';
-import { startLocalService, type LocalService } from '../../helpers/local-service.js';
+import { useLocalService } from '../../helpers/local-service.js';
 import { eventually, startTestBridge, TEST_SECRET, type TestBridge } from '../helpers/bridge.js';
 import { authHeaders } from '../helpers/signing.js';
 
@@ -25,22 +24,17 @@ function cases(source: SourceName): Array<{ name: string; body: Buffer; headers:
 }
 
 describe('every source through the bridge', () => {
-  let service: LocalService;
-  let client: AnnotationsClient;
+  const service = useLocalService();
   let bridge: TestBridge;
 
   beforeAll(async () => {
-    service = await startLocalService();
-    client = createAnnotationsClient({ url: service.url, token: service.token, retries: 0 });
     bridge = await startTestBridge({ serviceUrl: service.url, token: service.token });
   });
   afterAll(async () => {
     await bridge?.close();
-    await client?.close();
-    await service?.close();
   });
 
-  const listAll = () => client.list({ datasets: ['deploys'], start: '1990-01-01T00:00:00Z', end: '2200-01-01T00:00:00Z' });
+  const listAll = () => service.annotations.list({ datasets: ['deploys'], start: '1990-01-01T00:00:00Z', end: '2200-01-01T00:00:00Z' });
 
   describe.each(SOURCE_NAMES)('%s', (source) => {
     it('accepts each signed recorded delivery with a 2xx and applies it, and a redelivery adds nothing', async () => {

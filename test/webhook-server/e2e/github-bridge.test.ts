@@ -3,21 +3,20 @@
  * annotation service, and each store. Every annotation check reads the service over HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAnnotationsClient, type Annotation, type AnnotationsClient } from '../../../src/client/index.js';
+import { createAnnotationsClient, type Annotation } from '../../../src/client/index.js';
 import { startService } from '../../../src/service/server.js';
 import { episodeMarker, renderAnnotation } from '../../../webhook-server/src/correlation/episode.js';
 import { openPostgresStore } from '../../../webhook-server/src/store/postgres.js';
 import { openSqliteStore } from '../../../webhook-server/src/store/sqlite.js';
-import { makeTempDir, startLocalService, TEST_ORG, TEST_TOKEN, type LocalService } from '../../helpers/local-service.js';
-import { ADMIN_TOKEN, eventually, startTestBridge, type StoreKind, type TestBridge } from '../helpers/bridge.js';
+import { makeTempDir, startLocalService, TEST_TOKEN, testServiceConfig, useLocalService } from '../../helpers/local-service.js';
+import { ADMIN_TOKEN, eventually, outboxDrained, startTestBridge, type StoreKind, type TestBridge } from '../helpers/bridge.js';
 import { githubDelivery, withDeploymentId } from '../helpers/github.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers/postgres.js';
 
 let nextDeployment = 1_000;
 
 describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (kind: StoreKind) => {
-  let service: LocalService;
-  let client: AnnotationsClient;
+  const service = useLocalService();
   let bridge: TestBridge;
   const schemas: string[] = [];
   const schema = (): string | undefined => {
@@ -28,20 +27,16 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
   };
 
   beforeAll(async () => {
-    service = await startLocalService();
-    client = createAnnotationsClient({ url: service.url, token: service.token, retries: 0 });
     bridge = await startTestBridge({ serviceUrl: service.url, token: service.token, ...optional('schema', schema()) });
   });
   afterAll(async () => {
     await bridge?.close();
-    await client?.close();
-    await service?.close();
     for (const name of schemas) await dropSchema(name);
   });
 
   /** The annotations of one deployment (its title carries the short sha, its marker its key). */
   async function annotationsOf(deploymentId: number): Promise<Annotation[]> {
-    const all = await client.list({ datasets: ['deploys'], start: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z' });
+    const all = await service.annotations.list({ datasets: ['deploys'], start: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z' });
     const marker = episodeMarker(`github:acme/shop:deployment:${deploymentId}`, 1);
     return all.filter((annotation) => annotation.description?.includes(marker));
   }
@@ -78,7 +73,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
     await settled(id, () => true);
     const again = await send('deployment.created', id, `redelivered-${id}`);
     expect(again).toMatchObject({ status: 200, body: { status: 'duplicate', duplicates: 1 } });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await outboxDrained(() => bridge.store.counts());
     expect(await annotationsOf(id)).toHaveLength(1);
   });
 
@@ -96,6 +91,26 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
     const strip = ({ id: _id, description, ...rest }: Annotation) => ({ ...rest, description: description?.replace(/\[timemark:\w+\]/, '') });
     expect(strip(b)).toEqual(strip(a));
     expect(b.description).toContain('Outcome: failure.');
+  });
+
+  it('keeps two GitHub hosts apart when they reuse a repository name and a deployment id', async () => {
+    const id = nextDeployment++;
+    const onHost = (htmlUrl: string) => (body: Record<string, any>) => {
+      withDeploymentId(id)(body);
+      body.repository.html_url = htmlUrl;
+    };
+    for (const host of ['https://github.com/acme/shop', 'https://ghes.example.com/acme/shop']) {
+      for (const name of ['deployment.created', 'deployment_status.success']) {
+        const { body, headers } = githubDelivery(name, { change: onHost(host), delivery: `${host}-${name}-${id}` });
+        expect((await bridge.post('github', body, headers)).status).toBe(202);
+      }
+    }
+    await outboxDrained(() => bridge.store.counts());
+    const dotcom = await settled(id, (annotation) => annotation.endTime !== undefined);
+    const [enterprise] = await bridge.store.episodes(`github:ghes.example.com/acme/shop:deployment:${id}`);
+    expect(enterprise?.annotationId).toBeDefined();
+    expect(enterprise?.annotationId).not.toBe(dotcom.id);
+    expect((await service.annotations.get(enterprise!.annotationId!)).endTime).toBe(dotcom.endTime);
   });
 
   it('answers 2xx to pings and events it does not use, and changes nothing', async () => {
@@ -135,7 +150,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
 
   it('shows health, readiness and Prometheus metrics', async () => {
     expect(await (await fetch(`${bridge.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    expect(await (await fetch(`${bridge.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok', service: 'ok' } });
+    expect(await (await fetch(`${bridge.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok' }, dependencies: { service: 'ok' } });
     const metrics = await (await fetch(`${bridge.url}/metrics`)).text();
     expect(metrics).toMatch(/timemark_bridge_events_received_total\{source="github"\} \d+/);
     expect(metrics).toMatch(/timemark_bridge_events_deduped_total\{source="github"\} \d+/);
@@ -146,7 +161,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
   });
 
   it('keeps deliveries while the service is down and applies each once when it is back', async () => {
-    const downService = await startService({ port: 0, host: '127.0.0.1', dataDir: makeTempDir('down'), tokens: [TEST_TOKEN], orgId: TEST_ORG });
+    const downService = await startService(testServiceConfig({ dataDir: makeTempDir('down'), tokens: [TEST_TOKEN] }));
     // A port that was just free: the service will come back on it after a while.
     const port = downService.port;
     const serviceDir = makeTempDir('down-service');
@@ -159,7 +174,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
         expect((await local.post('github', ...deliveryArgs('deployment_status.success', id))).status).toBe(202);
       }
       await eventually(async () => ((await local.store.episodes(`github:acme/shop:deployment:${ids[0]}`))[0]?.attempts ?? 0) >= 2 || undefined, 'failed attempts');
-      const back = await startService({ port, host: '127.0.0.1', dataDir: serviceDir, tokens: [TEST_TOKEN], orgId: TEST_ORG });
+      const back = await startService(testServiceConfig({ port, dataDir: serviceDir, tokens: [TEST_TOKEN] }));
       const backClient = createAnnotationsClient({ url: back.url, token: TEST_TOKEN, retries: 0 });
       try {
         const annotations = await eventually(async () => {
@@ -203,7 +218,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
     );
     const [episode] = await store.episodes(key);
     await store.noteCreateAttempt(episode!.id, Date.parse('2024-06-28T14:55:57Z'));
-    const orphan = await client.create(renderAnnotation(episode!.state, episodeMarker(key, 1)));
+    const orphan = await service.annotations.create(renderAnnotation(episode!.state, episodeMarker(key, 1)));
     await store.close();
 
     const restarted = await startTestBridge({ serviceUrl: service.url, token: service.token, dataDir, ...optional('schema', storeSchema) });
@@ -233,7 +248,10 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
       const retry = await fetch(`${local.url}/admin/dead-letters/${dead.id}/retry`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(retry.status).toBe(200);
       expect((await fetch(`${local.url}/admin/dead-letters/999999/retry`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(404);
-      expect((await fetch(`${local.url}/readyz`)).status).toBe(503);
+      // Still ready to record deliveries; the refused token shows as the service's state.
+      const readiness = await fetch(`${local.url}/readyz`);
+      expect(readiness.status).toBe(200);
+      expect(((await readiness.json()) as { dependencies: { service: string } }).dependencies.service).toMatch(/answered 401/);
     } finally {
       await local.close();
     }

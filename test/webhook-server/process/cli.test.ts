@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,23 @@ describe('timemark bridge', () => {
     const third = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env);
     third.child.kill('SIGTERM');
     expect(await exited(third.child)).toBe(0);
+  });
+
+  it('names the file of a generated admin token and never prints the token', async () => {
+    const dataDir = join(dir, 'generated-admin');
+    const env = { TIMEMARK_URL: 'http://127.0.0.1:1', TIMEMARK_TOKEN: 'xaat-x', TIMEMARK_DATASETS: 'd', GITHUB_WEBHOOK_SECRET: TEST_SECRET, TIMEMARK_BRIDGE_LOG_LEVEL: 'info' };
+    const bridge = await startTimemark(['bridge', '--port', '0', '--data-dir', dataDir], READY, env);
+    try {
+      await eventually(async () => (/admin:/.test(bridge.output()) ? true : undefined), 'the banner');
+      const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+      expect(bridge.output()).toContain(`admin:    bearer token generated and saved in ${join(dataDir, 'admin-token')}`);
+      expect(bridge.output()).not.toContain(token);
+      expect(bridge.output()).not.toContain(TEST_SECRET);
+    } finally {
+      bridge.child.kill('SIGTERM');
+      expect(await exited(bridge.child)).toBe(0);
+    }
+    expect(bridge.output()).not.toContain(readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
   });
 
   it('lists dead letters from the command line', async () => {

@@ -73,6 +73,51 @@ describe('github source: verify', () => {
   });
 });
 
+describe('github source: hosts', () => {
+  const GHES = 'https://ghes.example.com/acme/shop';
+  const onHost = (name: string, htmlUrl: string) =>
+    onlyEvent(
+      githubSource.parse(
+        webhook(
+          modifiedBody('github', name, (b) => {
+            b.repository.html_url = htmlUrl;
+          }),
+          fixtureHeaders('github', name),
+        ),
+      ),
+    );
+
+  it('keeps github.com keys as owner/name and puts any other host in front', () => {
+    expect(onHost('deployment.created', 'https://github.com/acme/shop').correlationKey).toBe('github:acme/shop:deployment:1234567890');
+    expect(onHost('deployment.created', GHES).correlationKey).toBe('github:ghes.example.com/acme/shop:deployment:1234567890');
+    expect(onHost('workflow_run.completed', 'https://Octo.GHE.com/acme/shop').correlationKey).toBe('github:octo.ghe.com/acme/shop:workflow_run:9712345678:2');
+  });
+
+  it('never gives the same deployment id and repository name on two hosts one key', () => {
+    for (const name of ['deployment.created', 'deployment_status.success', 'workflow_run.completed']) {
+      const dotcom = onHost(name, 'https://github.com/acme/shop');
+      const ghes = onHost(name, GHES);
+      const ghesOnPort = onHost(name, 'https://ghes.example.com:8443/acme/shop');
+      expect(new Set([dotcom.correlationKey, ghes.correlationKey, ghesOnPort.correlationKey]).size, name).toBe(3);
+    }
+  });
+
+  it('keys the fallback dedupe key by host too, for deliveries without X-GitHub-Delivery', () => {
+    const hook = (htmlUrl: string) =>
+      webhook(
+        modifiedBody('github', 'deployment_status.success', (b) => {
+          b.repository.html_url = htmlUrl;
+        }),
+        { ...fixtureHeaders('github', 'deployment_status.success'), 'x-github-delivery': '' },
+      );
+    expect(onlyEvent(githubSource.parse(hook(GHES))).dedupeKey).toBe('github:deployment_status:ghes.example.com/acme/shop:7002:success');
+  });
+
+  it('reports the host as a fact the mapping rules can match on', () => {
+    expect(onHost('deployment.created', GHES).context).toMatchObject({ host: 'ghes.example.com', repository: 'acme/shop' });
+  });
+});
+
 describe('github source: parse', () => {
   it('ignores the ping sent when the hook is created', () => {
     expect(githubSource.parse(signed('ping')).kind).toBe('ignored');
@@ -98,6 +143,7 @@ describe('github source: parse', () => {
       url: 'https://github.com/acme/shop',
       context: {
         repository: 'acme/shop',
+        host: 'github.com',
         environment: 'production',
         ref: 'main',
         sha: '9f2c1e7a5b3d4c6e8f0a1b2c3d4e5f60718293a4',
@@ -234,6 +280,15 @@ describe('github source: parse', () => {
     expect(event.outcome).toBe('canceled');
   });
 
+  it('closes a workflow run span whose completed run has a null conclusion, with an unknown outcome', () => {
+    const body = modifiedBody('github', 'workflow_run.completed', (b) => {
+      b.workflow_run.conclusion = null;
+    });
+    const event = onlyEvent(githubSource.parse(webhook(body, fixtureHeaders('github', 'workflow_run.completed'))));
+    expect(event).toMatchObject({ phase: 'finish', outcome: 'unknown' });
+    expect(event.context.conclusion).toBeUndefined();
+  });
+
   it('rejects a body that is not JSON', () => {
     const hook = webhook('{"deployment":', { 'x-github-event': 'deployment' });
     expect(() => githubSource.parse(hook)).toThrow(MalformedPayloadError);
@@ -249,7 +304,7 @@ describe('github source: parse', () => {
     ['deployment.created', 'repository.full_name', (b: Record<string, any>) => delete b.repository.full_name],
     ['deployment_status.success', 'deployment_status.created_at', (b: Record<string, any>) => delete b.deployment_status.created_at],
     ['deployment_status.success', 'deployment.sha', (b: Record<string, any>) => delete b.deployment.sha],
-    ['workflow_run.completed', 'workflow_run.conclusion', (b: Record<string, any>) => (b.workflow_run.conclusion = null)],
+    ['workflow_run.completed', 'repository.html_url', (b: Record<string, any>) => (b.repository.html_url = 'not a url')],
   ])('names the missing field when %s lacks %s', (name, field, change) => {
     const hook = webhook(modifiedBody('github', name, change), fixtureHeaders('github', name));
     expect(() => githubSource.parse(hook)).toThrow(MalformedPayloadError);

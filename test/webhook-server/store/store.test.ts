@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MappedTarget } from '../../../webhook-server/src/mapping/mapping.js';
 import type { BridgeEvent } from '../../../webhook-server/src/sources/types.js';
 import { openPostgresStore } from '../../../webhook-server/src/store/postgres.js';
 import { openSqliteStore } from '../../../webhook-server/src/store/sqlite.js';
 import type { BridgeStore, PreparedEvent } from '../../../webhook-server/src/store/types.js';
+import { eventually } from '../helpers/bridge.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers/postgres.js';
 
 const T0 = Date.parse('2024-06-28T14:55:57Z');
@@ -102,23 +104,21 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     expect((await store.episodes(key)).map((episode) => episode.seq)).toEqual([1, 2]);
   });
 
-  it('leases a due episode to one worker at a time and gives it back when the lease runs out', async () => {
+  it('gives a due episode to one worker at a time, in every replica, until its holder settles it', async () => {
     const other = await harness.open();
     try {
-      const claimed = new Set<number>();
-      for (;;) {
-        const episode = await store.claim('drain', NOW, 60_000);
-        if (!episode) break;
-        await store.complete(episode.id, 'drain', `ann_${episode.id}`, episode.version, NOW);
-      }
+      await drain(store);
       nextKey();
       await store.ingest([prepared('start', T0, key)], NOW);
-      const [first, second] = await Promise.all([store.claim('a', NOW, 1_000), other.claim('b', NOW, 1_000)]);
+      const [first, second] = await Promise.all([store.claim('a', NOW), other.claim('b', NOW)]);
       const winners = [first, second].filter((episode) => episode !== undefined);
       expect(winners).toHaveLength(1);
-      claimed.add(winners[0]!.id);
-      expect(await other.claim('b', NOW + 500, 1_000)).toBeUndefined();
-      expect((await other.claim('b', NOW + 2_000, 1_000))?.id).toBe(winners[0]!.id);
+      const winner = winners[0]!;
+      const [holder, owner, waiting] = first ? [store, 'a', other] : [other, 'b', store];
+      // Held however long the apply takes: nothing expires on a clock.
+      expect(await waiting.claim('c', NOW + 3_600_000)).toBeUndefined();
+      await holder.fail(winner.id, owner, { error: 'service down', nextAttemptAt: NOW, dead: false });
+      expect((await waiting.claim('c', NOW))?.id).toBe(winner.id);
     } finally {
       await other.close();
     }
@@ -205,10 +205,84 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
   });
 });
 
+describe('claims on PostgreSQL', () => {
+  const schema = uniqueSchema();
+  let replicaA: BridgeStore;
+  let replicaB: BridgeStore;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    replicaA = await openPostgresStore({ connectionString: TEST_DATABASE_URL, schema });
+    replicaB = await openPostgresStore({ connectionString: TEST_DATABASE_URL, schema });
+    admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await replicaA?.close();
+    await replicaB?.close();
+    await admin?.end();
+    await dropSchema(schema);
+  });
+
+  /** The backend that holds the claim on an episode, found through pg_locks like an operator would. */
+  async function holderPid(id: number): Promise<number | undefined> {
+    const { rows } = await admin.query<{ pid: number }>(
+      `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1 || ':episode:' || $2, 0)`,
+      [schema, String(id)],
+    );
+    return rows[0]?.pid;
+  }
+
+  it('frees the episodes of a replica whose database session ends, at once, and fences its late result', async () => {
+    const key = `github:acme/shop:deployment:claims-${++counter}`;
+    await replicaA.ingest([prepared('start', T0, key)], NOW);
+    const claimed = (await replicaA.claim('replica-a', NOW))!;
+    expect(claimed.correlationKey).toBe(key);
+    expect(await replicaB.claim('replica-b', NOW)).toBeUndefined();
+
+    // What kill -9 of replica A does to its claims: the server ends its session.
+    const pid = await holderPid(claimed.id);
+    expect(pid).toBeDefined();
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    const taken = await eventually(async () => replicaB.claim('replica-b', NOW), 'replica B to take the episode over');
+    expect(taken.id).toBe(claimed.id);
+
+    // A's apply finishing late must not overwrite what B now owns.
+    await replicaA.complete(claimed.id, 'replica-a', 'ann_from_a', claimed.version, NOW);
+    expect((await replicaB.episodes(key))[0]).toMatchObject({ status: 'pending', annotationId: null });
+    await replicaB.complete(taken.id, 'replica-b', 'ann_from_b', taken.version, NOW);
+    expect((await replicaB.episodes(key))[0]).toMatchObject({ status: 'synced', annotationId: 'ann_from_b' });
+
+    // Replica A claims again on a fresh session.
+    await replicaA.ingest([prepared('finish', T0 + 60_000, key)], NOW);
+    expect((await replicaA.claim('replica-a', NOW))?.id).toBe(claimed.id);
+    await replicaA.complete(claimed.id, 'replica-a', 'ann_from_b', claimed.version + 1, NOW);
+  });
+
+  it('keeps a claim for as long as its holder lives, however long the apply takes', async () => {
+    const key = `github:acme/shop:deployment:claims-${++counter}`;
+    await replicaA.ingest([prepared('start', T0, key)], NOW);
+    const claimed = (await replicaA.claim('replica-a', NOW))!;
+    expect(await replicaB.claim('replica-b', NOW + 86_400_000)).toBeUndefined();
+    await replicaA.close();
+    expect((await replicaB.claim('replica-b', NOW))?.id).toBe(claimed.id);
+  });
+});
+
+/** Applies every due episode, so that a test's own episode is the only one due. */
+async function drain(store: BridgeStore, now = NOW): Promise<void> {
+  for (;;) {
+    const episode = await store.claim('drain', now);
+    if (!episode) return;
+    await store.complete(episode.id, 'drain', `ann_${episode.id}`, episode.version, now);
+  }
+}
+
 /** Claims until the wanted episode comes up (others may be due too), completing the rest out of the way. */
 async function claimEpisode(store: BridgeStore, id: number, now = NOW) {
   for (;;) {
-    const episode = await store.claim('w', now, 60_000);
+    const episode = await store.claim('w', now);
     if (!episode) throw new Error(`episode ${id} was not due`);
     if (episode.id === id) return episode;
     await store.complete(episode.id, 'w', `ann_${episode.id}`, episode.version, now);

@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+
+/** Arbitraries of APL text for property tests: token soups, and queries built from the grammar. */
+
+const TOKENS = [
+  'logs', '|', 'where', 'summarize', 'by', 'count()', '(', ')', '[', ']', "'x'", '"y"', '==', '!=', '=~', '!~', '<', '>=', 'and', 'or',
+  'not', 'contains', '!has', 'has_cs', 'in', 'in~', '!in', 'between', '..', ',', '=', '1', '2.5', '-3', '1h', '100ms', 'datetime(2024-01-01)',
+  'timespan(1.02:03)', 'dynamic([1, "a"])', 'dynamic({"k": null})', 'bin(_time, 1h)', 'bin_auto(_time)', 'status', 'bytes', 'duration',
+  '_time', 'geo.city', "['geo.city']", 'tags', 'take', '10', 'sort', 'order', 'asc', 'desc', 'nulls', 'first', 'project', 'extend',
+  'project-away', 'project-rename', 'distinct', 'top', 'count', 'search', '*', 'let', ';', '\n', '//c\n', 'percentile', 'topk', 'make_set',
+  'arg_max', '-', '+', '/', '%', 'null', 'int(null)', '@"x\\y"', 'matches', 'regex', 'iff', 'case', 'strcat', 'tostring', 'ago', 'now()',
+  '9223372036854775807', '1e308', "'\\u{1F600}'", '"\\0"', '$1', '?', '"\'; --"',
+];
+
+export function aplTokenSoup(): fc.Arbitrary<string> {
+  return fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }).map((tokens) => tokens.join(' '));
+}
+
+const BINARY = ['==', '!=', '<', '<=', '>', '>=', '=~', '!~', '+', '-', '*', '/', '%', 'and', 'or', 'contains', '!contains', 'has', '!has_cs', 'startswith', 'endswith_cs', 'hasprefix', 'matches regex'];
+const FUNCTIONS = [
+  'tostring', 'toint', 'todouble', 'tobool', 'todatetime', 'totimespan', 'isnull', 'isempty', 'coalesce', 'strlen', 'tolower', 'substring', 'strcat',
+  'split', 'replace_string', 'indexof', 'extract', 'iff', 'case', 'now', 'ago', 'floor', 'ceiling', 'round', 'abs', 'bin', 'startofday',
+  'startofweek', 'startofmonth', 'datetime_diff', 'hourofday', 'dayofweek', 'not', 'bin_auto', 'nosuchfunction',
+];
+const AGGREGATES = [
+  'count', 'countif', 'dcount', 'dcountif', 'sum', 'sumif', 'avg', 'avgif', 'min', 'max', 'percentile', 'percentiles_array', 'topk', 'make_list',
+  'make_set', 'make_set_if', 'arg_max', 'arg_min', 'stdev', 'variance', 'rate',
+];
+
+function literal(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.integer({ min: -1000, max: 1000 }).map(String),
+    fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => (Number.isInteger(value) ? `${value}.0` : String(value))),
+    fc.string({ maxLength: 8 }).map((text) => JSON.stringify(text)),
+    fc.constantFrom('true', 'false', '1h', '30s', '100ms', 'datetime(2024-01-01T06:00:00Z)', 'int(null)', 'string(null)', 'dynamic(["a", 1])', '9223372036854775807'),
+  );
+}
+
+/** Queries over `fields` built from the grammar: well-formed, though often not well-typed. */
+export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
+  const name = fc.constantFrom(...fields, 'nosuchfield').map((field) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(field) ? field : `[${JSON.stringify(field)}]`));
+  const { expr } = fc.letrec<{ expr: string }>((tie) => ({
+    expr: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      name,
+      literal(),
+      fc.tuple(tie('expr'), fc.constantFrom(...BINARY), tie('expr')).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc.tuple(fc.constantFrom(...FUNCTIONS), fc.array(tie('expr'), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`),
+      fc.tuple(tie('expr'), fc.array(literal(), { minLength: 1, maxLength: 3 }), fc.constantFrom('in', '!in', 'in~')).map(([a, items, op]) => `${a} ${op} (${items.join(', ')})`),
+      fc.tuple(tie('expr'), literal(), literal()).map(([a, low, high]) => `${a} between (${low} .. ${high})`),
+      tie('expr').map((a) => `-${a}`),
+    ),
+  }));
+  const aggregate = fc.tuple(fc.constantFrom(...AGGREGATES), fc.array(fc.oneof(name, literal(), expr), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`);
+  const operator = fc.oneof(
+    expr.map((e) => `where ${e}`),
+    fc.tuple(fc.constantFrom('a', 'b', 'status'), expr).map(([n, e]) => `extend ${n} = ${e}`),
+    fc.array(name, { minLength: 1, maxLength: 3 }).map((names) => `project ${names.join(', ')}`),
+    fc.tuple(fc.array(aggregate, { minLength: 1, maxLength: 2 }), fc.array(fc.oneof(name, expr), { maxLength: 2 })).map(
+      ([aggs, keys]) => `summarize ${aggs.join(', ')}${keys.length > 0 ? ` by ${keys.join(', ')}` : ''}`,
+    ),
+    fc.constantFrom('summarize count() by bin(_time, 1h)', 'summarize count() by bin_auto(_time), method'),
+    fc.tuple(expr, fc.constantFrom('', ' asc', ' desc', ' asc nulls last')).map(([e, d]) => `sort by ${e}${d}`),
+    fc.integer({ min: 0, max: 50 }).map((n) => `take ${n}`),
+    fc.tuple(fc.integer({ min: 0, max: 5 }), expr).map(([n, e]) => `top ${n} by ${e}`),
+    fc.constant('count'),
+    name.map((n) => `distinct ${n}`),
+    name.map((n) => `project-away ${n}`),
+    fc.string({ maxLength: 6 }).map((term) => `search ${JSON.stringify(term)}`),
+  );
+  return fc.array(operator, { maxLength: 4 }).map((operators) => ['logs', ...operators].join('\n| '));
+}

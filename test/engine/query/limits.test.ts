@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { httpLogs } from '../../../bench/lib/http-logs.mjs';
+import { statusOf } from '../../../src/common/http/error-reply.js';
+import type { QueryLimits } from '../../../src/engine/query/execute.js';
+import { runApl } from '../../../src/engine/query/run-apl.js';
+import { runStructured } from '../../../src/engine/query/run-structured.js';
+import { parseStructuredQuery } from '../../../src/engine/structured/request.js';
+import type { TabularResult } from '../../../src/engine/results/tabular.js';
+import { useTestStore } from '../../helpers/event-store.js';
+
+/** The per-query limits: time, rows, result bytes, query length; and cancellation. */
+
+const COUNT = 100_000;
+const WINDOW = { startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-03T00:00:00Z' };
+/** Minutes of work: a regular expression too large for RE2's fast automaton, over every message. It ends only when stopped. */
+const HEAVY = 'logs | where strcat(message, user_agent) matches regex "(.{0,80}[0-9]{2,}.{0,80}){3,}Z" | count';
+
+const fixture = useTestStore((store) => store.load('logs', httpLogs({ seed: 5, count: COUNT })), { loadTimeoutMs: 120_000 });
+
+function run(apl: string, limits: Partial<QueryLimits> = {}, signal?: AbortSignal): Promise<TabularResult> {
+  return runApl({ apl, format: 'tabular', ...WINDOW }, { reader: fixture.store, limits, ...(signal ? { signal } : {}) }).then(({ result }) => result as TabularResult);
+}
+
+describe('query limits', () => {
+  it('stops a query past its time budget with a clear 400, and the store keeps answering', async () => {
+    const error = await run(HEAVY, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'query_timeout', message: expect.stringMatching(/did not finish within its time limit of 300 ms/) });
+    expect(statusOf(error)).toBe(400);
+    const after = await run('logs | count');
+    expect(after.tables[0]?.columns).toEqual([[COUNT]]);
+  });
+
+  it('cancels a query whose caller went away', async () => {
+    const controller = new AbortController();
+    const pending = run(HEAVY, {}, controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await expect(pending).rejects.toMatchObject({ code: 'query_cancelled' });
+  });
+
+  it('cuts a result at the row cap and says so', async () => {
+    const result = await run('logs | project uri | take 500', { maxRows: 100 });
+    expect(result.tables[0]?.columns[0]).toHaveLength(100);
+    expect(result.status.isPartial).toBe(true);
+    expect(result.status.messages).toEqual([expect.objectContaining({ code: 'apl_result_row_limit', priority: 'warn' })]);
+  });
+
+  it('cuts a result at the byte cap and says so', async () => {
+    const result = await run('logs | project message | take 500', { maxResultBytes: 4096 });
+    const messages = result.tables[0]?.columns[0] as string[];
+    expect(messages.length).toBeGreaterThan(10);
+    expect(messages.length).toBeLessThan(500);
+    expect(JSON.stringify(messages).length).toBeLessThanOrEqual(4096);
+    expect(result.status.messages).toEqual([expect.objectContaining({ code: 'apl_result_size_limit' })]);
+  });
+
+  it('advises a structured query cut at the row cap in its own terms', async () => {
+    const query = parseStructuredQuery({ ...WINDOW, resolution: '1m', groupBy: ['method'], aggregations: [{ op: 'count' }] });
+    const { result } = await runStructured('logs', query, { reader: fixture.store, limits: { maxRows: 100 } });
+    expect(result.status.isPartial).toBe(true);
+    expect(result.status.messages).toEqual([expect.objectContaining({ code: 'apl_result_row_limit', msg: expect.stringContaining('coarser resolution, fewer groupBy fields') })]);
+    expect(result.status.messages[0]?.msg).not.toContain('| take');
+  });
+
+  it('advises a structured query cut at the byte cap to page with its cursor', async () => {
+    const query = parseStructuredQuery({ ...WINDOW, project: [{ field: 'message' }], limit: 500, includeCursor: true });
+    const { result } = await runStructured('logs', query, { reader: fixture.store, limits: { maxResultBytes: 4096 } });
+    expect(result.matches.length).toBeLessThan(500);
+    expect(result.status.continuationToken).toBe(result.matches[result.matches.length - 1]?._rowId);
+    expect(result.status.messages).toEqual([expect.objectContaining({ code: 'apl_result_size_limit', msg: expect.stringContaining('Set a smaller limit or project fewer fields') })]);
+    expect(result.status.messages[0]?.msg).not.toContain('| take');
+  });
+
+  it('refuses query text over the length limit', async () => {
+    await expect(run(`logs | where uri == "${'x'.repeat(200)}"`, { maxQueryLength: 100 })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'The query is 222 characters long, more than the limit of 100.',
+    });
+  });
+});
