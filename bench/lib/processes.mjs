@@ -9,11 +9,17 @@ export function spawnUntil(args, ready, env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     let output = '';
-    child.stdout.on('data', (chunk) => {
+    const onData = (chunk) => {
       output += chunk;
       const match = ready.exec(output);
-      if (match) resolve({ child, match });
-    });
+      if (!match) return;
+      // From here on the child's stdout (its log lines) is read and dropped, never kept or searched:
+      // a benchmark must not slow the process it measures by draining its pipe slowly.
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({ child, match });
+    };
+    child.stdout.on('data', onData);
     child.on('exit', (code) => reject(new Error(`node ${args.join(' ')} exited with ${code}: ${output}`)));
   });
 }
