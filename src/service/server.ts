@@ -9,13 +9,14 @@ import { createAnnotationStore } from './annotations/store.js';
 import { API_TOKEN_PREFIX, tokenShapeProblem } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { createDashboardStore } from './dashboards/store.js';
-import { openServiceDatabase, checkWritable } from './database.js';
+import { openServiceDatabase } from './database.js';
 import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
 import { createDecodePool } from '../engine/ingest/decode-pool.js';
 import { openEventStore, type EventStore } from '../engine/store/event-store.js';
 import { availableParallelism } from 'node:os';
 import { createServiceMetrics } from './ops/metrics.js';
+import { serviceReadiness } from './ops/readiness.js';
 import { createMonitorQueryEngine } from './monitors/engine.js';
 import { createMonitorRuntime, type MonitorRuntimeOptions } from './monitors/runtime.js';
 
@@ -91,7 +92,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     orgId: config.orgId,
     logger,
     metrics,
-    readiness: { store: () => checkWritable(db) },
+    readiness: serviceReadiness(db, events),
   });
   let listener;
   try {

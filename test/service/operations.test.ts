@@ -7,12 +7,13 @@ import { openEventStore, type EventStore } from '../../src/engine/store/event-st
 import { createServiceApp } from '../../src/service/app.js';
 import { createAnnotationStore } from '../../src/service/annotations/store.js';
 import { createDashboardStore } from '../../src/service/dashboards/store.js';
-import { checkWritable, openServiceDatabase, type ServiceDatabase } from '../../src/service/database.js';
+import { openServiceDatabase, type ServiceDatabase } from '../../src/service/database.js';
 import { createDatasets } from '../../src/service/datasets/datasets.js';
 import { createDatasetStore } from '../../src/service/datasets/store.js';
 import { createMonitorQueryEngine } from '../../src/service/monitors/engine.js';
 import { createMonitorRuntime } from '../../src/service/monitors/runtime.js';
 import { createServiceMetrics } from '../../src/service/ops/metrics.js';
+import { serviceReadiness } from '../../src/service/ops/readiness.js';
 import { makeTempDir, TEST_ORG, TEST_TOKEN } from '../helpers/local-service.js';
 
 /** The service's app on its real stores, with its log lines kept, so that a test can also break the store under it. */
@@ -51,7 +52,7 @@ describe('the local service in operation', () => {
       orgId: TEST_ORG,
       logger,
       metrics,
-      readiness: { store: () => checkWritable(db) },
+      readiness: serviceReadiness(db, events),
     });
     listener = await listenHttp(app, { port: 0, host: '127.0.0.1' });
   });
@@ -93,12 +94,12 @@ describe('the local service in operation', () => {
   });
 
   it('is ready while the store takes writes, and answers a fault with a 500 that hides it, logged with its stack', async () => {
-    expect(await (await fetch(`${listener.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok' } });
+    expect(await (await fetch(`${listener.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok', events: 'ok' } });
 
     db.close();
     const probe = await fetch(`${listener.url}/readyz`);
     expect(probe.status).toBe(503);
-    expect(await probe.json()).toEqual({ status: 'not ready', checks: { store: 'the SQLite store is closed' } });
+    expect(await probe.json()).toEqual({ status: 'not ready', checks: { store: 'the SQLite store is closed', events: 'ok' } });
 
     const failed = await fetch(`${listener.url}/v2/annotations`, { headers: auth });
     const traceId = failed.headers.get('x-axiom-trace-id');

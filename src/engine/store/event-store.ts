@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { mkdirSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { access, constants, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { DatasetSchema } from '../schema.js';
 import { quoteIdentifier } from '../sql/quote.js';
@@ -41,6 +41,8 @@ export const EVENT_STORE_DEFAULTS = {
 } as const;
 
 export const EVENTS_FILE = 'events.duckdb';
+/** A readiness probe's own query: far below the probe's deadline, so that a busy pool reads as a reason, not a hang. */
+const READY_CHECK_TIMEOUT_MS = 1_000;
 
 /** Quiet time after the last append before the store checkpoints (see checkpointWhenIdle). */
 const IDLE_CHECKPOINT_MS = 1000;
@@ -75,6 +77,8 @@ export interface EventStore extends EventReader {
   trim(dataset: string, beforeNs: bigint): Promise<number>;
   /** Drops the dataset's table and catalog entry; false when there was none. */
   dropDataset(dataset: string): Promise<boolean>;
+  /** Throws unless the store can serve now: open, a connection answers, staged batches can be written. Used by /readyz. */
+  check(): Promise<void>;
   /** Waits for writes in flight, stops reads, checkpoints and closes the file. */
   close(): Promise<void>;
 }
@@ -183,6 +187,15 @@ class DuckDBEventStore implements EventStore {
     const signal = budget.signal ? AbortSignal.any([budget.signal, this.shutdown.signal]) : this.shutdown.signal;
     const options = { memoryLimit: this.settings.memoryLimit, transaction };
     return this.pool.use((connection) => readWithBudget(connection, this.pool.statements(connection), { ...budget, signal }, options, work));
+  }
+
+  async check(): Promise<void> {
+    this.assertOpen();
+    // Every ingest stages its batch here first: a full or read-only disk shows up as this failing.
+    await access(this.stagingDir, constants.W_OK).catch(() => {
+      throw new Error(`the staging directory ${this.stagingDir} is not writable`);
+    });
+    await this.readOne({ timeoutMs: READY_CHECK_TIMEOUT_MS, maxRows: 1 }, 'SELECT 1', []);
   }
 
   async createDataset(dataset: string): Promise<boolean> {

@@ -235,6 +235,15 @@ describe('event store', () => {
     expect(await handle.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
+  it('is ready while open with its staging directory in place, and not once either is gone (/readyz)', async () => {
+    const handle = await fresh();
+    await expect(handle.store.check()).resolves.toBeUndefined();
+    rmSync(handle.store.stagingDir, { recursive: true });
+    await expect(handle.store.check()).rejects.toThrow(`the staging directory ${handle.store.stagingDir} is not writable`);
+    await handle.store.close();
+    await expect(handle.store.check()).rejects.toBeInstanceOf(StoreClosedError);
+  });
+
   it('refuses a second store on the same data dir and new work once closed', async () => {
     const handle = await fresh();
     await expect(openEventStore({ dataDir: handle.dataDir })).rejects.toBeInstanceOf(StoreLockedError);
