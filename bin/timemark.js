@@ -1,13 +1,27 @@
 #!/usr/bin/env node
 'use strict';
 // CommonJS on purpose (bin/package.json): `timemark --version` is answered without starting the
-// ES module loader; every other command line loads the built CLI, which "npm run build" makes
-// ("npm ci" runs it through "prepare"). Each command then loads only its own modules.
+// ES module loader, and so are the commands run most often from shells and CI steps (annotate,
+// ingest, query), each of which is one CommonJS file made by src/cli/tools/build-bundles.mjs.
+// Every other command line loads the built CLI, whose commands each load only their own modules.
+// "npm run build" makes all of them ("npm ci" runs it through "prepare").
 const { packageVersion, VERSION_WORDS } = require('../build/src/cli/version.cjs');
+
+/** Keep in step with BUNDLED_COMMANDS in src/cli/tools/build-bundles.mjs. */
+const BUNDLES = {
+  annotate: () => require('../build/cli/annotate/index.cjs'),
+  ingest: () => require('../build/cli/ingest/index.cjs'),
+  query: () => require('../build/cli/query/index.cjs'),
+};
 
 const args = process.argv.slice(2);
 if (args.length === 1 && VERSION_WORDS.includes(args[0])) {
   process.stdout.write(`${packageVersion()}\n`);
+} else if (args[0] !== undefined && Object.hasOwn(BUNDLES, args[0])) {
+  const { main, processIo } = BUNDLES[args[0]]();
+  main(args, processIo()).then((code) => {
+    process.exitCode = code;
+  });
 } else {
   Promise.all([import('../build/src/cli/main.js'), import('../build/src/cli/io.js')]).then(async ([{ main }, { processIo }]) => {
     process.exitCode = await main(args, processIo());
