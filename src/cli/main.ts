@@ -4,13 +4,8 @@
  * not pay for the service, the bridge or their databases (bench/cli measures it).
  */
 import type { CliIo } from './io.js';
+import { runCommand, type CommandModule } from './run-command.js';
 import { packageVersion, VERSION_WORDS } from './version.cjs';
-
-export interface CommandModule {
-  run(args: string[], io: CliIo): Promise<number>;
-  /** Its subcommands, so that a message names the one that failed: `timemark annotate create: …`. */
-  subcommands?: readonly string[];
-}
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   serve: { summary: 'run the local service: annotations, events, APL queries, monitors, the dashboard', load: () => import('./commands/serve.js') },
@@ -52,21 +47,5 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.err(`timemark: unknown command ${JSON.stringify(name)}; use one of ${Object.keys(COMMANDS).join(', ')}, see "timemark --help".`);
     return 2;
   }
-  let command: CommandModule | undefined;
-  try {
-    command = await entry.load();
-    return await command.run(args, io);
-  } catch (error) {
-    // Loaded only when something failed: a command that succeeds never pays for them.
-    const [{ InputError }, { redactUrlsIn }, { UsageError }] = await Promise.all([
-      import('../common/errors.js'),
-      import('../common/redact-url.js'),
-      import('./usage-error.js'),
-    ]);
-    const subcommand = args[0] !== undefined && command?.subcommands?.includes(args[0]) ? ` ${args[0]}` : '';
-    // Our own messages never quote credentials; a library's may quote a URL it was given.
-    io.err(`timemark ${name}${subcommand}: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}`);
-    // A mistake in how the command was called (or configured) is 2; anything that went wrong while working (ApiError, DataDirError…) is 1.
-    return error instanceof UsageError || error instanceof InputError ? 2 : 1;
-  }
+  return runCommand(name, entry.load, args, io);
 }

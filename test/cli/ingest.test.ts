@@ -5,11 +5,14 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { httpLogs } from '../../bench/lib/http-logs.mjs';
-import { run as ingest } from '../../src/cli/commands/ingest.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { run, runTimemark, TIMEMARK_BIN } from '../helpers/child-process.js';
+import { bundledMain } from '../helpers/cli-bundle.js';
 import { useLocalService } from '../helpers/local-service.js';
 
 const fixture = (name: string): string => new URL(`../fixtures/ingest/${name}`, import.meta.url).pathname;
+/** `timemark ingest …` as shipped, with an io of the test's own. */
+const ingest = (args: string[], io: CliIo): Promise<number> => bundledMain('ingest')(['ingest', ...args], io);
 const workDir = mkdtempSync(join(tmpdir(), 'timemark-cli-ingest-'));
 
 const service = useLocalService();

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { ingestEvents } from '../../src/engine/ingest/ingest-events.js';
 import { runTimemark } from '../helpers/child-process.js';
+import { bundledMain } from '../helpers/cli-bundle.js';
 import { useLocalService } from '../helpers/local-service.js';
 
 const EVENTS = JSON.parse(readFileSync(new URL('../fixtures/engine/cli-events.json', import.meta.url), 'utf8')) as unknown[];
@@ -15,12 +15,12 @@ beforeAll(async () => {
   await ingestEvents(service.service.events, 'cli-logs', EVENTS);
 });
 
-/** Runs the command in this process as if stdout were a terminal `columns` wide. */
+/** Runs the command as shipped (its bundle) in this process, as if stdout were a terminal `columns` wide. */
 async function onTerminal(args: string[], columns = 120): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const io: CliIo = { out: (text) => (out += `${text}\n`), err: (text) => (err += `${text}\n`), env: service.cliEnv, stdoutColumns: columns };
-  const code = await main(['query', ...args], io);
+  const code = await bundledMain('query')(['query', ...args], io);
   return { code, out, err };
 }
 

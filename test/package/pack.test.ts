@@ -23,7 +23,7 @@ describe('the npm package', () => {
     files = (report?.files ?? []).map((file) => file.path).sort();
   }, 60_000);
 
-  it('ships the command line, the compiled service and bridge, the action and its bundles', () => {
+  it('ships the command line and its command bundles, the compiled service and bridge, the action and its bundles', () => {
     const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     for (const bin of Object.values(manifest.bin)) expect(files).toContain(bin.replace(/^\.\//, ''));
     for (const path of [
@@ -34,6 +34,12 @@ describe('the npm package', () => {
       'action.yml',
       'build/src/cli/main.js',
       'bin/package.json',
+      // The one-file bundles bin/timemark.js requires for annotate, ingest and query, with what makes their chunks CommonJS.
+      'build/cli/annotate/index.cjs',
+      'build/cli/ingest/index.cjs',
+      'build/cli/ingest/licenses.txt',
+      'build/cli/query/index.cjs',
+      'build/cli/package.json',
       'build/src/service/server.js',
       'build/webhook-server/src/server.js',
       'dist/main/index.js',
