@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics.js';
@@ -6,6 +6,22 @@ import { routeOf } from './error-reply.js';
 
 /** The reply header that carries a request's trace id, named as the hosted service names it. */
 export const TRACE_HEADER = 'X-Axiom-Trace-Id';
+
+/** Random bytes for trace ids, drawn a page at a time: one call into OpenSSL per 512 requests, not per request. */
+const TRACE_ID_BYTES = 8;
+const traceIdPool = Buffer.alloc(4096);
+let traceIdOffset = traceIdPool.length;
+
+/** 16 hex digits from the pool; no two requests share bytes, and a used page is refilled before reuse. */
+function nextTraceId(): string {
+  if (traceIdOffset + TRACE_ID_BYTES > traceIdPool.length) {
+    randomFillSync(traceIdPool);
+    traceIdOffset = 0;
+  }
+  const id = traceIdPool.toString('hex', traceIdOffset, traceIdOffset + TRACE_ID_BYTES);
+  traceIdOffset += TRACE_ID_BYTES;
+  return id;
+}
 
 /**
  * The first middleware of an app: gives every request a trace id (in the reply's header, so that
@@ -16,7 +32,7 @@ export const TRACE_HEADER = 'X-Axiom-Trace-Id';
 export function observeRequests(options: { logger: Logger; metrics: HttpMetrics }): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    const traceId = randomBytes(8).toString('hex');
+    const traceId = nextTraceId();
     res.locals.traceId = traceId;
     res.set(TRACE_HEADER, traceId);
     res.once('close', () => {

@@ -63,11 +63,22 @@ export interface ShapeContext {
   readonly range: { readonly start: bigint; readonly end: bigint };
 }
 
-/** The dataset's fields as `fieldsMetaMap` and the legacy `fieldsMeta` list them. */
+/** Sorted field lists by schema: a schema is replaced, never changed, when its dataset's fields change. */
+const sortedFields = new WeakMap<DatasetSchema, readonly FieldMeta[]>();
+
+/**
+ * The dataset's fields as `fieldsMetaMap` and the legacy `fieldsMeta` list them. Every result
+ * carries them, so the sorted list is worked out once per schema; each result gets its own copy.
+ */
 export function fieldsMeta(schema: DatasetSchema): FieldMeta[] {
-  return [...schema.fields]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((field) => ({ name: field.name, type: joinFieldTypes(field.types), unit: '', hidden: false, description: '' }));
+  let sorted = sortedFields.get(schema);
+  if (!sorted) {
+    sorted = [...schema.fields]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((field) => ({ name: field.name, type: joinFieldTypes(field.types), unit: '', hidden: false, description: '' }));
+    sortedFields.set(schema, sorted);
+  }
+  return sorted.map((meta) => ({ ...meta }));
 }
 
 /** The group-by columns of the last summarize that still reach the result (the time bin aside). */

@@ -184,9 +184,8 @@ class DuckDBEventStore implements EventStore {
 
   private async budgetedRead<T>(budget: QueryBudget, transaction: boolean, work: (run: RunSql) => Promise<T>): Promise<T> {
     this.assertOpen();
-    const signal = budget.signal ? AbortSignal.any([budget.signal, this.shutdown.signal]) : this.shutdown.signal;
-    const options = { memoryLimit: this.settings.memoryLimit, transaction };
-    return this.pool.use((connection) => readWithBudget(connection, this.pool.statements(connection), { ...budget, signal }, options, work));
+    const options = { memoryLimit: this.settings.memoryLimit, transaction, shutdown: this.shutdown.signal };
+    return this.pool.use((connection) => readWithBudget(connection, this.pool.statements(connection), budget, options, work));
   }
 
   async check(): Promise<void> {

@@ -4,9 +4,11 @@ import type { StatementCache } from './statement-cache.js';
 import type { QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
 
 /**
- * Runs `work` on `connection` under `budget`: a timer and the abort signal interrupt the running
- * statement (DuckDB's own cancellation; the connection stays usable), and each result is read
- * only up to maxRows + 1 rows. With `transaction`, every statement of `work` reads the same
+ * Runs `work` on `connection` under `budget`: a timer, the budget's abort signal and `shutdown`
+ * interrupt the running statement (DuckDB's own cancellation; the connection stays usable), and
+ * each result is read only up to maxRows + 1 rows. The two signals are listened to apart rather
+ * than joined with AbortSignal.any, which would leave a weak reference per query on the
+ * store-wide shutdown signal until a collection clears it. With `transaction`, every statement of `work` reads the same
  * snapshot inside one read-only transaction; without, each statement is its own snapshot, which
  * is all a single statement needs and spares the two extra statements of BEGIN and ROLLBACK.
  */
@@ -14,7 +16,7 @@ export async function readWithBudget<T>(
   connection: DuckDBConnection,
   statements: StatementCache,
   budget: QueryBudget,
-  options: { readonly memoryLimit: string; readonly transaction: boolean },
+  options: { readonly memoryLimit: string; readonly transaction: boolean; readonly shutdown?: AbortSignal },
   work: (run: RunSql) => Promise<T>,
 ): Promise<T> {
   let stopped: 'timeout' | 'cancelled' | undefined;
@@ -22,10 +24,11 @@ export async function readWithBudget<T>(
     stopped ??= reason;
     connection.interrupt();
   };
-  if (budget.signal?.aborted) throw new QueryCancelledError();
+  const signals = [budget.signal, options.shutdown].filter((signal): signal is AbortSignal => signal !== undefined);
+  if (signals.some((signal) => signal.aborted)) throw new QueryCancelledError();
   const timer = setTimeout(() => stop('timeout'), budget.timeoutMs);
   const onAbort = (): void => stop('cancelled');
-  budget.signal?.addEventListener('abort', onAbort, { once: true });
+  for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
 
   const run: RunSql = async (sql, params) => {
     if (stopped) throw stoppedError(stopped, budget);
@@ -63,7 +66,7 @@ export async function readWithBudget<T>(
     throw error;
   } finally {
     clearTimeout(timer);
-    budget.signal?.removeEventListener('abort', onAbort);
+    for (const signal of signals) signal.removeEventListener('abort', onAbort);
     // Read-only, so ending it either way is the same; the connection goes back clean.
     if (began) await connection.run('ROLLBACK');
   }

@@ -21,9 +21,22 @@ export async function answerQuery(
   };
   res.on('close', onClose);
   try {
-    res.json(await run(gone.signal));
+    sendJson(res, await run(gone.signal));
   } finally {
     res.off('close', onClose);
     metrics.queryDuration.observe({ kind: query.kind }, Number(process.hrtime.bigint() - query.started) / 1e9);
   }
+}
+
+/**
+ * The reply `res.json()` would send, written straight to Node: a POST's reply has no ETag or
+ * freshness to work out, and a string handed to `end()` goes out with the headers in one write,
+ * where `res.json()` copies it into a Buffer first and sends headers and body as two.
+ * Node sets Content-Length from the string.
+ */
+function sendJson(res: Response, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(body);
 }

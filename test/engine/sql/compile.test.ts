@@ -37,10 +37,21 @@ describe('SQL compiler', () => {
   });
 
   it('sorts a limit at the root once, and a result of one row not at all', () => {
-    const limited = compile('logs | sort by bytes asc | project method | take 5').sql;
+    const limited = compile('logs | summarize n = count() by method | sort by n asc | take 5').sql;
     expect(limited.match(/ORDER BY/g)).toHaveLength(1);
-    expect(limited).toMatch(/ORDER BY "c3" ASC NULLS FIRST, "c2" DESC NULLS LAST, "c10" DESC NULLS LAST LIMIT 5$/);
+    expect(limited).toMatch(/ORDER BY "c\d+" ASC NULLS FIRST, "c\d+" ASC NULLS FIRST LIMIT 5$/);
     expect(compile('logs | where status == "500" | summarize count(), avg(duration)').sql).not.toContain('ORDER BY');
+  });
+
+  it('keeps the rowsExamined subquery out of a root limit, so that the Top-N reads the scan directly', () => {
+    const order = 'ORDER BY "c3" ASC NULLS FIRST, "c2" DESC NULLS LAST, "c10" DESC NULLS LAST';
+    const limited = compile('logs | sort by bytes asc | project method | take 5').sql;
+    // The limit alone inside; its five rows sorted again outside, beside the counter.
+    expect(limited).toContain(`${order} LIMIT 5) AS q ${order}`);
+    expect(limited.endsWith(order)).toBe(true);
+    expect(limited.indexOf('SELECT count(*)')).toBeLessThan(limited.indexOf(`${order} LIMIT 5`));
+    // One row needs no second sort.
+    expect(compile('logs | sort by bytes asc | take 1').sql).toMatch(/LIMIT 1\) AS q$/);
   });
 
   it('is one statement unless an empty result could hide the rows examined', () => {
