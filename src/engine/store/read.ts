@@ -1,6 +1,6 @@
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBTypeId, SQLNULL, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './errors.js';
-import type { StatementCache } from './statement-cache.js';
+import { StatementCache } from './statement-cache.js';
 import type { QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
 
 /**
@@ -33,13 +33,16 @@ export async function readWithBudget<T>(
   const run: RunSql = async (sql, params) => {
     if (stopped) throw stoppedError(stopped, budget);
     const prepared = await statements.prepare(sql);
+    const kept = StatementCache.cacheable(prepared);
     let reader;
     try {
       prepared.bind(params.map(toDuckDBValue), params.map(typeOf));
       reader = await prepared.streamAndReadUntil(budget.maxRows + 1);
     } catch (error) {
-      statements.forget(sql);
+      if (kept) statements.forget(sql);
       throw error;
+    } finally {
+      if (!kept) prepared.destroySync();
     }
     const truncated = reader.currentRowCount > budget.maxRows;
     const rowCount = Math.min(reader.currentRowCount, budget.maxRows);

@@ -6,9 +6,14 @@ import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api
  * filters (a dashboard's refresh, a monitor's run) and is parsed once per connection instead of
  * once per request.
  *
- * A cached statement stays correct when the catalog changes: DuckDB binds a prepared statement
- * again before running it when its parameters are bound anew or a table it reads has changed, so
- * a widened column or a recreated table reads as a fresh statement would.
+ * Only statements with parameters are kept. DuckDB plans a statement that has parameters when it
+ * runs, after they are bound, so each run is planned against the tables as they are then. A
+ * statement without parameters is planned once, when it is prepared, with the tables'
+ * statistics of that moment, and the plan relies on them (compressed materialization packs a
+ * column into the bits its min/max say it needs): run again after an append, such a plan
+ * returned wrong values (0 read back as 5000192). `cacheable` says which texts may be kept;
+ * the others are prepared, run once and destroyed. Catalog changes (a widened column, a
+ * recreated table) make DuckDB bind a statement again either way.
  */
 export class StatementCache {
   /** Map order is use order: the first entry is the least recently used. */
@@ -19,6 +24,15 @@ export class StatementCache {
     private readonly capacity: number,
   ) {}
 
+  /** Whether a statement may be kept for later runs: only when DuckDB plans it at each run (see above). */
+  static cacheable(prepared: DuckDBPreparedStatement): boolean {
+    return prepared.parameterCount > 0;
+  }
+
+  /**
+   * A prepared statement for `sql`. One that is not `cacheable` is not kept: the caller runs it
+   * once and destroys it.
+   */
   async prepare(sql: string): Promise<DuckDBPreparedStatement> {
     const cached = this.statements.get(sql);
     if (cached) {
@@ -27,6 +41,7 @@ export class StatementCache {
       return cached;
     }
     const prepared = await this.connection.prepare(sql);
+    if (!StatementCache.cacheable(prepared)) return prepared;
     this.statements.set(sql, prepared);
     if (this.statements.size > this.capacity) {
       const [oldest, statement] = this.statements.entries().next().value as [string, DuckDBPreparedStatement];

@@ -197,6 +197,29 @@ describe('event store', () => {
     expect(widened.columns[0]).toEqual(['1', 'two']);
   });
 
+  it('reads what was appended since a text last ran: plans never keep the statistics of an older table', async () => {
+    // A plan made for one row (5,000,000 ns) once packed the column into the bits that row needs,
+    // and read the appended 0 back as 5000192 on the next run of the same parameterless text.
+    const handle = await fresh({ connections: 1 });
+    await handle.load('one', [{}], { nowMs: 5 });
+    await handle.load('two', [{}], { nowMs: 5 });
+    const budget = { timeoutMs: 5000, maxRows: 10 };
+    const times = async (dataset: string, params: readonly bigint[]) => {
+      const table = handle.store.schema(dataset)?.table;
+      const where = params.length > 0 ? 'WHERE _time >= $1' : '';
+      const rows = await handle.store.readOne(budget, `SELECT _time FROM ${table} ${where} ORDER BY _rowid`, params);
+      return rows.columns[0]?.map(String);
+    };
+    for (const params of [[], [-1n]]) {
+      expect([await times('one', params), await times('two', params)]).toEqual([['5000000'], ['5000000']]);
+    }
+    await handle.load('one', [{ _time: 0 }]);
+    await handle.load('two', [{ _time: 0 }]);
+    for (const params of [[], [-1n]]) {
+      expect([await times('one', params), await times('two', params)]).toEqual([['5000000', '0'], ['5000000', '0']]);
+    }
+  });
+
   it('binds parameters as data: a hostile string matches itself and runs nothing', async () => {
     const handle = await fresh();
     const hostile = `x'); DROP TABLE ds_1; --"\u0000`;

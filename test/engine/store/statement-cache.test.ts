@@ -26,13 +26,25 @@ describe('statement cache', () => {
   it('keeps the most recently used statements up to its capacity', async () => {
     const connection = await instance.connect();
     const cache = new StatementCache(connection, 2);
-    const a = await cache.prepare('SELECT 1');
-    const b = await cache.prepare('SELECT 2');
-    expect(await cache.prepare('SELECT 1')).toBe(a);
-    await cache.prepare('SELECT 3');
+    const a = await cache.prepare('SELECT 1 + $1');
+    const b = await cache.prepare('SELECT 2 + $1');
+    expect(await cache.prepare('SELECT 1 + $1')).toBe(a);
+    await cache.prepare('SELECT 3 + $1');
     // 2 was the least recently used: it was destroyed and is prepared afresh.
-    expect(await cache.prepare('SELECT 1')).toBe(a);
-    expect(await cache.prepare('SELECT 2')).not.toBe(b);
+    expect(await cache.prepare('SELECT 1 + $1')).toBe(a);
+    expect(await cache.prepare('SELECT 2 + $1')).not.toBe(b);
+    connection.closeSync();
+  });
+
+  it('keeps no statement without parameters: DuckDB plans those once, with the statistics of that moment', async () => {
+    const connection = await instance.connect();
+    const cache = new StatementCache(connection, 2);
+    const prepared = await cache.prepare('SELECT 1');
+    expect(StatementCache.cacheable(prepared)).toBe(false);
+    const again = await cache.prepare('SELECT 1');
+    expect(again).not.toBe(prepared);
+    prepared.destroySync();
+    again.destroySync();
     connection.closeSync();
   });
 
