@@ -31,6 +31,10 @@ const TIME_MS_KEY = '__tm_t';
 const TIME_NS_KEY = '__tm_n';
 const GENERATED_KEYS = new Set([INDEX_KEY, TIME_MS_KEY, TIME_NS_KEY]);
 const MAX_SAFE = 9_007_199_254_740_991;
+const HEAD_INDEX = Buffer.from(`{"${INDEX_KEY}":`, 'latin1');
+const HEAD_TIME_MS = Buffer.from(`,"${TIME_MS_KEY}":`, 'latin1');
+const HEAD_TIME_NS = Buffer.from(`,"${TIME_NS_KEY}":`, 'latin1');
+const HEAD_KEYS_BYTES = HEAD_INDEX.length + HEAD_TIME_MS.length + HEAD_TIME_NS.length + 1;
 /** Control characters but the line feed. */
 const CONTROL = /[\u0000-\u0009\u000b-\u001f]/;
 
@@ -152,18 +156,32 @@ class Scanner {
   }
 
   private writeLine(open: number, lineEnd: number, empty: boolean): void {
-    const head = `{"${INDEX_KEY}":${this.event - 1},"${TIME_MS_KEY}":${this.timeMs},"${TIME_NS_KEY}":${this.subMsNs}${empty ? '}' : ','}`;
-    const needed = this.outputLength + head.length + (lineEnd - open) + 1;
+    // Generated keys and three integers (at most 20 characters each), then the line after its `{`.
+    const needed = this.outputLength + HEAD_KEYS_BYTES + 3 * 20 + (lineEnd - open) + 1;
     if (needed > this.output.length) {
       const grown = Buffer.allocUnsafe(Math.max(needed, this.output.length * 2));
-      this.output.copy(grown, 0, 0, this.outputLength);
+      grown.set(this.output.subarray(0, this.outputLength));
       this.output = grown;
     }
-    this.outputLength += this.output.write(head, this.outputLength, 'latin1');
-    if (!empty) this.outputLength += this.bytes.copy(this.output, this.outputLength, open + 1, lineEnd);
-    this.output[this.outputLength++] = 0x0a;
-    const lineLength = head.length + (lineEnd - open);
-    if (lineLength > this.longestLine) this.longestLine = lineLength;
+    const { output } = this;
+    const start = this.outputLength;
+    let at = start;
+    output.set(HEAD_INDEX, at);
+    at = writeInteger(output, at + HEAD_INDEX.length, this.event - 1);
+    output.set(HEAD_TIME_MS, at);
+    at = writeInteger(output, at + HEAD_TIME_MS.length, this.timeMs);
+    output.set(HEAD_TIME_NS, at);
+    at = writeInteger(output, at + HEAD_TIME_NS.length, this.subMsNs);
+    if (empty) {
+      output[at++] = 0x7d;
+    } else {
+      output[at++] = 0x2c;
+      output.set(this.bytes.subarray(open + 1, lineEnd), at);
+      at += lineEnd - open - 1;
+    }
+    output[at++] = 0x0a;
+    this.outputLength = at;
+    if (at - start > this.longestLine) this.longestLine = at - start;
   }
 
   private skipSpace(): void {
@@ -518,6 +536,22 @@ class Scanner {
 
 function newNode(key: string, name: string, depth: number, index: number): Node {
   return { key, keyBytes: Buffer.from(key, 'latin1'), name, depth, index, next: 0, children: new Map(), order: [], seen: 0, stamp: 0, partOrder: [-1, -1, -1, -1, -1] };
+}
+
+/** Writes a safe integer's decimal digits at `at`; returns where they end. */
+function writeInteger(output: Buffer, at: number, value: number): number {
+  if (value < 0) {
+    output[at++] = 0x2d;
+    value = -value;
+  }
+  let end = at;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) end++;
+  const after = end + 1;
+  for (let rest = value; end >= at; end--) {
+    output[end] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return after;
 }
 
 /** The decimal number of `count` digits at `at`; -1 when one is not a digit. */

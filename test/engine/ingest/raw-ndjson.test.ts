@@ -96,6 +96,9 @@ describe('the raw NDJSON path', () => {
       '{"_time":1705327200,"a":-0,"f":-0.0,"big":9007199254740993,"s":"x"}',
       '{"_time":"2024-01-15 14:00:00+02:00","a":12345678901234567,"geo":null,"empty":[]}',
       '{"p":"ends in a backslash \\\\","q":"\\"quoted\\"","r":"x"}',
+      '{"_time":"1969-12-31T23:59:59.999Z","before":"epoch"}',
+      '{"_time":-1500,"before":"epoch"}',
+      '{"_time":"2024-02-29T23:59:59.999Z","leap":"day"}',
       '{}',
     ];
     expect(await expectSame(`${lines.join('\n')}\n`)).toBe('raw');
