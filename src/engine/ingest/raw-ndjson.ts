@@ -35,8 +35,6 @@ const HEAD_INDEX = Buffer.from(`{"${INDEX_KEY}":`, 'latin1');
 const HEAD_TIME_MS = Buffer.from(`,"${TIME_MS_KEY}":`, 'latin1');
 const HEAD_TIME_NS = Buffer.from(`,"${TIME_NS_KEY}":`, 'latin1');
 const HEAD_KEYS_BYTES = HEAD_INDEX.length + HEAD_TIME_MS.length + HEAD_TIME_NS.length + 1;
-/** Control characters but the line feed. */
-const CONTROL = /[\u0000-\u0009\u000b-\u001f]/;
 
 // What a field's values have been in the body.
 const SEEN_STRING = 1;
@@ -131,7 +129,7 @@ class Scanner {
     // Control characters other than the line feed (CRLF lines, tabs, raw controls within
     // strings, which make a line invalid) are left to the decoder: past this check, a string's
     // end is found with indexOf.
-    if (CONTROL.test(bytes.toString('latin1'))) throw NOT_RAW;
+    if (hasControl(bytes)) throw NOT_RAW;
     while (this.pos < length) {
       let lineEnd = bytes.indexOf(0x0a, this.pos);
       if (lineEnd === -1) lineEnd = length;
@@ -536,6 +534,37 @@ class Scanner {
 
 function newNode(key: string, name: string, depth: number, index: number): Node {
   return { key, keyBytes: Buffer.from(key, 'latin1'), name, depth, index, next: 0, children: new Map(), order: [], seen: 0, stamp: 0, partOrder: [-1, -1, -1, -1, -1] };
+}
+
+/**
+ * Whether the bytes hold a control character other than the line feed. Four bytes at a time:
+ * `(w - 0x20202020) & ~w & 0x80808080` is non-zero whenever a byte of w is below 0x20 (and
+ * sometimes when none is), and only then are the four bytes looked at one by one.
+ */
+export function hasControl(bytes: Buffer): boolean {
+  const length = bytes.length;
+  let i = 0;
+  while (i < length && (bytes.byteOffset + i) % 4 !== 0) {
+    if (isControl(bytes[i] as number)) return true;
+    i++;
+  }
+  if (i >= length) return false;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (length - i) >>> 2);
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k] as number;
+    if (((w - 0x20202020) & ~w & 0x80808080) !== 0) {
+      const at = i + k * 4;
+      if (isControl(bytes[at] as number) || isControl(bytes[at + 1] as number) || isControl(bytes[at + 2] as number) || isControl(bytes[at + 3] as number)) return true;
+    }
+  }
+  for (i += words.length * 4; i < length; i++) {
+    if (isControl(bytes[i] as number)) return true;
+  }
+  return false;
+}
+
+function isControl(c: number): boolean {
+  return c < 0x20 && c !== 0x0a;
 }
 
 /** Writes a safe integer's decimal digits at `at`; returns where they end. */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpLogsNdjsonBatches } from '../../../bench/lib/http-logs.mjs';
 import { decodeBody, type DecodedBody } from '../../../src/engine/ingest/decode.js';
 import { INGEST_LIMITS } from '../../../src/engine/ingest/limits.js';
+import { hasControl } from '../../../src/engine/ingest/raw-ndjson.js';
 import { parseIngestOptions } from '../../../src/engine/ingest/options.js';
 import { openTestStore, type TestEventStore } from '../../helpers/event-store.js';
 
@@ -177,6 +178,19 @@ describe('the raw NDJSON path', () => {
     expect(decoded.path).toBe('decoder');
     expect(decoded.failures).toHaveLength(1);
     expect(() => decodeBody(Buffer.from('{"a":1}\n{"a":2}\n{"a":3}\n'), options, context)).toThrow(/more than 2 events/);
+  });
+
+  it('finds control characters other than the line feed at any offset and alignment', () => {
+    const byte = fc.oneof(fc.integer({ min: 0, max: 31 }), fc.constant(0x0a), fc.integer({ min: 32, max: 255 }), fc.integer({ min: 32, max: 255 }));
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 40 }), fc.integer({ min: 0, max: 7 }), (values, offset) => {
+        const backing = Buffer.alloc(values.length + 8);
+        const bytes = backing.subarray(offset, offset + values.length);
+        bytes.set(values);
+        expect(hasControl(bytes)).toBe(values.some((value) => value < 0x20 && value !== 0x0a));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('is not taken with labels, another time field or a time layout', () => {
