@@ -17,6 +17,7 @@ import { openTestStore, type TestEventStore } from '../../helpers/event-store.js
 const NOW = Date.parse('2024-06-01T00:00:00Z');
 let handle: TestEventStore;
 let fileNumber = 0;
+let readNumber = 0;
 
 beforeAll(async () => {
   handle = await openTestStore();
@@ -51,15 +52,15 @@ async function ingest(handle: TestEventStore, dataset: string, body: string, raw
     processedBytes: decoded.processedBytes,
   };
   const schema = handle.store.schema(dataset);
-  const rows = schema ? await handle.query(`SELECT * FROM ${schema.table} ORDER BY _rowid`) : [];
+  const rows = schema ? await handle.query(`SELECT * FROM ${schema.table} ORDER BY _rowid /* read ${readNumber++} */`) : [];
   return { path: decoded.path, reply, fields: schema?.fields, rows };
 }
 
 /**
  * Ingests `before` (through the decoder) then `body` into the same dataset of two fresh stores,
- * the second taking `body` raw if it can. (Two stores rather than two datasets of one: the
- * second dataset of a store can store garbage when a batch converts values to a string column,
- * a bug of the decoder path too, reported and left for its own change.)
+ * the second taking `body` raw if it can. Every read's SQL text is new: re-running the same
+ * text through the store's statement cache after the table changed has been seen to return
+ * wrong values (a bug of the read path, reported and left for its own change).
  */
 async function bothWays(body: string, before: readonly string[] = []): Promise<{ decoder: Outcome; raw: Outcome }> {
   const stores = [await openTestStore(), await openTestStore()] as const;
