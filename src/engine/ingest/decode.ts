@@ -1,11 +1,12 @@
 import type { StagedBatch } from '../store/staged-batch.js';
-import { BatchWriter, type IngestFailure } from './batch-writer.js';
+import { BatchWriter, TIME_FIELD, type IngestFailure } from './batch-writer.js';
 import { decompressBody } from './decompress.js';
 import { ingestError } from './errors.js';
 import { readCsv, readJson, readNdjson } from './formats.js';
 import { parseGoLayout } from './go-layout.js';
 import { INGEST_LIMITS, type IngestLimits } from './limits.js';
 import type { IngestOptions } from './options.js';
+import { stageRawNdjson } from './raw-ndjson.js';
 
 export interface DecodedBody {
   /** The events that decoded, staged for the store. */
@@ -14,6 +15,8 @@ export interface DecodedBody {
   readonly failures: readonly IngestFailure[];
   /** Bytes of the body once decompressed. */
   readonly processedBytes: number;
+  /** `raw` when DuckDB reads the body's own lines (raw-ndjson.ts), `decoder` when JavaScript decoded it. */
+  readonly path: 'raw' | 'decoder';
 }
 
 export interface DecodeContext {
@@ -22,6 +25,8 @@ export interface DecodeContext {
   /** Ingest time, epoch ms. */
   readonly nowMs: number;
   readonly limits?: IngestLimits;
+  /** Whether an NDJSON body may take the raw path when it can be taken exactly; default true. */
+  readonly raw?: boolean;
 }
 
 /**
@@ -32,6 +37,10 @@ export interface DecodeContext {
 export function decodeBody(body: Uint8Array, options: IngestOptions, context: DecodeContext): DecodedBody {
   const limits = context.limits ?? INGEST_LIMITS;
   const bytes = decompressBody(body, options.encoding, limits.maxBodyBytes);
+  if (context.raw !== false && options.format === 'ndjson' && options.timestampField === TIME_FIELD && options.timestampFormat === undefined && options.labels === undefined) {
+    const batch = stageRawNdjson(bytes, { file: context.file, nowMs: context.nowMs, limits });
+    if (batch) return { batch, failures: [], processedBytes: bytes.byteLength, path: 'raw' };
+  }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   const writer = new BatchWriter({
     file: context.file,
@@ -54,5 +63,5 @@ export function decodeBody(body: Uint8Array, options: IngestOptions, context: De
   if (options.format === 'ndjson') readNdjson(text, writer, countEvent);
   else if (options.format === 'json') readJson(text, writer, countEvent);
   else readCsv(text, options.csvDelimiter, options.csvFields, writer, countEvent);
-  return { batch: writer.finish(), failures: writer.failures, processedBytes: bytes.byteLength };
+  return { batch: writer.finish(), failures: writer.failures, processedBytes: bytes.byteLength, path: 'decoder' };
 }

@@ -12,6 +12,10 @@ const DEFAULT_MAXIMUM_OBJECT_BYTES = 16 * 1024 * 1024;
 function readStaged(batch: StagedBatch): string {
   const { parts } = batch;
   const maximumObjectSize = Math.max(DEFAULT_MAXIMUM_OBJECT_BYTES, batch.maxLineBytes + 1);
+  if (batch.raw) {
+    const read = `read_json($1, format = 'newline_delimited', records = true, maximum_object_size = ${maximumObjectSize}, columns = {${batch.raw.columns.join(', ')}})`;
+    return `(SELECT ${batch.raw.select.join(', ')} FROM ${read})`;
+  }
   const columns = [
     `${quoteString(STAGED_KEYS.index)}: 'BIGINT'`,
     `${quoteString(STAGED_KEYS.timeMs)}: 'BIGINT'`,

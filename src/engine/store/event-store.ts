@@ -100,6 +100,12 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
     memory_limit: settings.memoryLimit,
     temp_directory: join(options.dataDir, 'events-spill'),
     wal_autocheckpoint: settings.walAutocheckpoint,
+    // DuckDB's allocator (jemalloc) keeps freed memory in per-thread caches until they pass a
+    // threshold (128 MB by default, 512 MB after bulk frees); lower thresholds and background
+    // purging hand it back to the system soon after a burst of ingest.
+    allocator_flush_threshold: '16MB',
+    allocator_bulk_deallocation_flush_threshold: '64MB',
+    allocator_background_threads: 'true',
     ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
   });
   openFiles.add(file);

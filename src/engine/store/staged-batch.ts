@@ -28,6 +28,13 @@ export interface StagedBatch {
   readonly parts: readonly StagedPart[];
   /** `_sysTime` of every event of the batch, nanoseconds since the epoch. */
   readonly sysTimeNs: bigint;
+  /**
+   * Set when the file holds the request's own NDJSON lines (see ingest/raw-ndjson.ts) rather
+   * than the layout above: read_json reads it with `columns` (`'<key>': '<type>'` entries), and
+   * `select` (`<expression> AS <alias>` entries) gives the layout above, `r`, `t`, `n` and each
+   * part's key, from those columns.
+   */
+  readonly raw?: { readonly columns: readonly string[]; readonly select: readonly string[] };
 }
 
 /** The keys of the file that are not parts. */

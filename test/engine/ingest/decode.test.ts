@@ -14,8 +14,9 @@ const fixture = (name: string): Buffer => readFileSync(new URL(`../../fixtures/i
 const NOW = Date.parse('2024-06-01T00:00:00Z');
 let fileNumber = 0;
 
+/** Through the JavaScript decoder, whose staged layout events() reads (raw-ndjson.test.ts compares the raw path with it). */
 function decode(body: Buffer | string, parts: IngestRequestParts, limits: IngestLimits = INGEST_LIMITS): DecodedBody {
-  return decodeBody(Buffer.from(body), parseIngestOptions(parts), { file: join(dir, `${fileNumber++}.ndjson`), nowMs: NOW, limits });
+  return decodeBody(Buffer.from(body), parseIngestOptions(parts), { file: join(dir, `${fileNumber++}.ndjson`), nowMs: NOW, limits, raw: false });
 }
 
 /** The staged events with field names instead of part keys, and `_time` in ns. */
