@@ -75,11 +75,11 @@ export function compilePlan(root: PlanNode): CompiledQuery {
 
   let examined: Counter;
   let matched: Counter | undefined;
-  let subqueries = false;
+  // Every shape but an unfiltered aggregation counts the window with a scalar subquery.
+  const subqueries = !compiler.carryMatchedFrom || hasFilter;
   if (compiler.carryMatchedFrom) {
     select.push(quoteIdentifier(MATCHED));
     if (hasFilter) {
-      subqueries = true;
       select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
       examined = counter(EXAMINED, countInWindow);
       matched = counter(MATCHED, countStage);
@@ -87,7 +87,6 @@ export function compilePlan(root: PlanNode): CompiledQuery {
       examined = counter(MATCHED, countInWindow);
     }
   } else {
-    subqueries = true;
     select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
     examined = counter(EXAMINED, countInWindow);
     if (hasFilter) {

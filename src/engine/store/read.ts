@@ -1,6 +1,6 @@
 import { BIGINT, BOOLEAN, DOUBLE, DuckDBTypeId, SQLNULL, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
 import { QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './errors.js';
-import { StatementCache } from './statement-cache.js';
+import type { StatementCache } from './statement-cache.js';
 import type { QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
 
 /**
@@ -32,18 +32,10 @@ export async function readWithBudget<T>(
 
   const run: RunSql = async (sql, params) => {
     if (stopped) throw stoppedError(stopped, budget);
-    const prepared = await statements.prepare(sql);
-    const kept = StatementCache.cacheable(prepared);
-    let reader;
-    try {
+    const reader = await statements.use(sql, (prepared) => {
       prepared.bind(params.map(toDuckDBValue), params.map(typeOf));
-      reader = await prepared.streamAndReadUntil(budget.maxRows + 1);
-    } catch (error) {
-      if (kept) statements.forget(sql);
-      throw error;
-    } finally {
-      if (!kept) prepared.destroySync();
-    }
+      return prepared.streamAndReadUntil(budget.maxRows + 1);
+    });
     const truncated = reader.currentRowCount > budget.maxRows;
     const rowCount = Math.min(reader.currentRowCount, budget.maxRows);
     const columns = reader.getColumnsJS().map((column) => (truncated ? column.slice(0, rowCount) : column));

@@ -12,7 +12,7 @@ import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api
  * statistics of that moment, and the plan relies on them (compressed materialization packs a
  * column into the bits its min/max say it needs): run again after an append, such a plan
  * returned wrong values (0 read back as 5000192). `cacheable` says which texts may be kept;
- * the others are prepared, run once and destroyed. Catalog changes (a widened column, a
+ * `use` runs the others once and destroys them. Catalog changes (a widened column, a
  * recreated table) make DuckDB bind a statement again either way.
  */
 export class StatementCache {
@@ -31,7 +31,7 @@ export class StatementCache {
 
   /**
    * A prepared statement for `sql`. One that is not `cacheable` is not kept: the caller runs it
-   * once and destroys it.
+   * once and destroys it, as `use` does.
    */
   async prepare(sql: string): Promise<DuckDBPreparedStatement> {
     const cached = this.statements.get(sql);
@@ -49,6 +49,24 @@ export class StatementCache {
       statement.destroySync();
     }
     return prepared;
+  }
+
+  /**
+   * Runs `work` on the statement for `sql` and applies the cache's rules around it: a kept
+   * statement is dropped when its run fails (whatever went wrong, the next run prepares it
+   * afresh); one that is not `cacheable` is destroyed once `work` is done with it.
+   */
+  async use<T>(sql: string, work: (prepared: DuckDBPreparedStatement) => Promise<T>): Promise<T> {
+    const prepared = await this.prepare(sql);
+    const kept = StatementCache.cacheable(prepared);
+    try {
+      return await work(prepared);
+    } catch (error) {
+      if (kept) this.forget(sql);
+      throw error;
+    } finally {
+      if (!kept) prepared.destroySync();
+    }
   }
 
   /** Drops a statement whose run failed: whatever went wrong, the next run prepares it afresh. */
