@@ -120,7 +120,8 @@ class Scanner {
     private readonly bytes: Buffer,
     private readonly context: RawStageContext,
   ) {
-    this.output = Buffer.allocUnsafe(bytes.length + 64 * 1024);
+    // The body's lines grow by the generated members, about 45 bytes each.
+    this.output = outputBuffer(bytes.length + (bytes.length >>> 2) + 64 * 1024);
   }
 
   run(): StagedBatch | undefined {
@@ -226,6 +227,19 @@ class Scanner {
   private child(node: Node): Node {
     const { bytes } = this;
     const start = ++this.pos;
+    const { order } = node;
+    // Most keys are the one that followed the previous key in the last event: compared in place.
+    // A stored key was checked when it was first read, so an exact match needs no more checks.
+    const expected = order[node.next];
+    if (expected !== undefined) {
+      const key = expected.keyBytes;
+      const end = start + key.length;
+      if (bytes[end] === 0x22 && sameKey(key, bytes, start, end)) {
+        this.pos = end + 1;
+        node.next = expected.index + 1;
+        return expected;
+      }
+    }
     let c = bytes[this.pos];
     if (c === undefined || (c >= 0x30 && c <= 0x39)) throw NOT_RAW;
     while (c !== 0x22) {
@@ -235,18 +249,14 @@ class Scanner {
     const end = this.pos;
     this.pos++;
     if (end === start) throw NOT_RAW;
-    const { order } = node;
-    let found = order[node.next];
-    if (found === undefined || !sameKey(found.keyBytes, bytes, start, end)) {
-      found = undefined;
-      for (const candidate of order) {
-        if (sameKey(candidate.keyBytes, bytes, start, end)) {
-          found = candidate;
-          break;
-        }
+    let found: Node | undefined;
+    for (const candidate of order) {
+      if (sameKey(candidate.keyBytes, bytes, start, end)) {
+        found = candidate;
+        break;
       }
-      found ??= this.addChild(node, bytes.toString('latin1', start, end));
     }
+    found ??= this.addChild(node, bytes.toString('latin1', start, end));
     node.next = found.index + 1;
     return found;
   }
@@ -405,6 +415,7 @@ class Scanner {
     const start = this.pos;
     let c = bytes[this.pos];
     if (c === 0x2d) c = bytes[++this.pos];
+    const digitsStart = this.pos;
     if (c === 0x30) {
       c = bytes[++this.pos];
     } else if (c !== undefined && c >= 0x31 && c <= 0x39) {
@@ -413,24 +424,34 @@ class Scanner {
     } else {
       throw NOT_RAW;
     }
-    let plain = true;
+    let digits = this.pos - digitsStart;
+    let fraction = false;
+    let nonZeroFraction = false;
     if (c === 0x2e) {
-      plain = false;
+      fraction = true;
       c = bytes[++this.pos];
       if (c === undefined || c < 0x30 || c > 0x39) throw NOT_RAW;
-      do c = bytes[++this.pos];
-      while (c !== undefined && c >= 0x30 && c <= 0x39);
+      const fractionStart = this.pos;
+      do {
+        if (c !== 0x30) nonZeroFraction = true;
+        c = bytes[++this.pos];
+      } while (c !== undefined && c >= 0x30 && c <= 0x39);
+      digits += this.pos - fractionStart;
     }
-    if (c === 0x65 || c === 0x45) {
-      plain = false;
+    if (c !== 0x65 && c !== 0x45) {
+      if (digits <= 15) {
+        if (!fraction) return SEEN_INT_LITERAL;
+        // With at most 15 significant digits a value with a non-zero fraction is never within
+        // half a double's spacing of an integer, so it reads as a non-integer, as Number() would.
+        return nonZeroFraction ? SEEN_FLOAT : SEEN_INT_OTHER;
+      }
+    } else {
       c = bytes[++this.pos];
       if (c === 0x2b || c === 0x2d) c = bytes[++this.pos];
       if (c === undefined || c < 0x30 || c > 0x39) throw NOT_RAW;
       do c = bytes[++this.pos];
       while (c !== undefined && c >= 0x30 && c <= 0x39);
     }
-    const digits = this.pos - start - (bytes[start] === 0x2d ? 1 : 0);
-    if (plain && digits <= 15) return SEEN_INT_LITERAL;
     const value = Number(bytes.toString('latin1', start, this.pos));
     // The decoder would store an infinite value as null in a float part: left to it.
     if (!Number.isFinite(value)) throw NOT_RAW;
@@ -521,6 +542,7 @@ class Scanner {
     const staged: StagedPart[] = parts.map(({ part }, index) => ({ ...part, key: `c${index}` }));
     parts.forEach(({ expression }, index) => select.push(`${expression} AS c${index}`));
     writeFileSync(this.context.file, this.output.subarray(0, this.outputLength));
+    if (this.output.length <= MAX_SPARE_OUTPUT_BYTES) spareOutput = this.output;
     return {
       file: this.context.file,
       count: this.event,
@@ -573,14 +595,41 @@ function writeInteger(output: Buffer, at: number, value: number): number {
     output[at++] = 0x2d;
     value = -value;
   }
+  if (value < 1e8) return writeSmallInteger(output, at, value);
+  // Eight digits at a time keep the arithmetic on small integers (times in ms have 13 digits).
+  const low = value % 1e8;
+  at = writeInteger(output, at, (value - low) / 1e8);
+  for (let i = 7, rest = low; i >= 0; i--) {
+    output[at + i] = 0x30 + (rest % 10);
+    rest = (rest / 10) | 0;
+  }
+  return at + 8;
+}
+
+/** writeInteger for 0 ≤ value < 1e8. */
+function writeSmallInteger(output: Buffer, at: number, value: number): number {
   let end = at;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) end++;
+  for (let rest = value; rest >= 10; rest = (rest / 10) | 0) end++;
   const after = end + 1;
   for (let rest = value; end >= at; end--) {
     output[end] = 0x30 + (rest % 10);
-    rest = Math.floor(rest / 10);
+    rest = (rest / 10) | 0;
   }
   return after;
+}
+
+/**
+ * The staged file's bytes of the previous body, kept for the next: a fresh buffer of several
+ * MiB per body costs a page fault per 4 KiB as it is first written. One scanner runs at a time
+ * in a thread (it is synchronous), and a decode worker that idles stops, giving it back.
+ */
+let spareOutput: Buffer | undefined;
+const MAX_SPARE_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+function outputBuffer(bytes: number): Buffer {
+  const spare = spareOutput;
+  spareOutput = undefined;
+  return spare !== undefined && spare.length >= bytes ? spare : Buffer.allocUnsafe(bytes);
 }
 
 /** The decimal number of `count` digits at `at`; -1 when one is not a digit. */

@@ -209,7 +209,7 @@ describe('the raw NDJSON path', () => {
     const number = fc.oneof(
       fc.integer().map((value) => literal(String(value))),
       fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => literal(JSON.stringify(value))),
-      fc.constantFrom('2.0', '1e3', '-0', '-0.0', '1.5', '9007199254740993', '12345678901234567', '0.1', '1E-7', '100', '1e400').map(literal),
+      fc.constantFrom('2.0', '1e3', '-0', '-0.0', '1.5', '9007199254740993', '12345678901234567', '0.1', '1E-7', '100', '1e400', '0.000', '-12.50', '999999999999.999', '99999999999999.9', '123456789012345.0', '1.0000000000000001', '-0.00000000000001').map(literal),
     );
     const text = fc.oneof(fc.constantFrom('x', 'Zürich', 'a "quoted" \\ /', 'tab\there', ''), fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 4 }));
     const scalar = fc.oneof(number, text, fc.boolean(), fc.constant(null));
