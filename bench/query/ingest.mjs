@@ -5,7 +5,8 @@
 // Usage: npm run build && node bench/query/ingest.mjs [--events 1000000] [--batch 10000] [--clients 4] [--rounds 3]
 // Each round runs read_json, then the service on a fresh data dir, then read_json again; the
 // ratio is taken per round against the mean of the two read_json runs around it, so that both
-// sides of it saw the same machine (a shared machine's speed drifts within seconds). Only talks to 127.0.0.1; bounded by --events.
+// sides of it saw the same machine (a shared machine's speed drifts within seconds).
+// Only talks to 127.0.0.1; bounded by --events.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,8 +111,8 @@ try {
     const before = await readJsonBaseline(ndjsonFile, `${round}a`);
     const http = await ingestOverHttp(bodies, round);
     const after = await readJsonBaseline(ndjsonFile, `${round}b`);
-    for (const baseline of [before, after]) {
-      if (http.ingested !== options.events || baseline.rows !== options.events) throw new Error(`Row counts differ: ${http.ingested} over HTTP, ${baseline.rows} by read_json.`);
+    if ([http.ingested, before.rows, after.rows].some((rows) => rows !== options.events)) {
+      throw new Error(`Row counts differ: ${http.ingested} over HTTP, ${before.rows} and ${after.rows} by read_json.`);
     }
     const rates = [before, after].map((baseline) => baseline.rows / baseline.seconds);
     rounds.push({ round, rates, http, httpRate: http.ingested / http.seconds, baselineRate: (rates[0] + rates[1]) / 2 });

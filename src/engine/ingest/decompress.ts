@@ -10,7 +10,7 @@ const ZSTD_SLICE_BYTES = 64 * 1024;
 /**
  * zlib's output chunk for gzip bodies. Its default (16 KiB) makes hundreds of chunks of a
  * batch and then copies them into one buffer; a chunk near the body's likely size (logs compress
- * about tenfold) skips most of that: a quarter less time per event in bench/query/ingest.mjs.
+ * about tenfold) skips most of that (a small gain: see bench/query/decode.mjs in bench/README.md).
  */
 function gzipChunkBytes(compressedBytes: number): number {
   return Math.min(1024 * 1024, Math.max(16 * 1024, compressedBytes * 16));
