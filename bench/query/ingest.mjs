@@ -58,7 +58,11 @@ async function ingestOverHttp(bodies, round) {
       maxLatency = Math.max(maxLatency, performance.now() - sent);
       ingested += reply.ingested;
     });
+    // The service acknowledges a batch once its ingest log holds it and loads it into DuckDB
+    // soon after; the clock stops only when a query sees every event (a read loads what waits).
+    const counted = await countOverHttp(service.url, 'http-logs', dispatcher);
     const seconds = (performance.now() - started) / 1000;
+    if (counted !== ingested) throw new Error(`A count after the ingest saw ${counted} events of ${ingested} acknowledged.`);
     ingesting = false;
     await prober;
     await probeAgent.close();
@@ -71,6 +75,19 @@ async function ingestOverHttp(bodies, round) {
     await stop(service.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function countOverHttp(url, dataset, dispatcher) {
+  const body = JSON.stringify({ apl: `['${dataset}'] | count`, startTime: '1970-01-01T00:00:00Z', endTime: '2100-01-01T00:00:00Z' });
+  const response = await request(`${url}/v1/datasets/_apl?format=tabular`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body,
+    dispatcher,
+  });
+  const reply = await response.body.json();
+  if (response.statusCode !== 200) throw new Error(`The count answered ${response.statusCode}: ${JSON.stringify(reply).slice(0, 500)}`);
+  return Number(reply.tables[0].columns[0][0]);
 }
 
 async function send(url, dataset, body, headers, dispatcher) {
