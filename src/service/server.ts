@@ -13,6 +13,7 @@ import { openServiceDatabase } from './database.js';
 import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
 import { createDecodePool } from '../engine/ingest/decode-pool.js';
+import { restageBody } from '../engine/ingest/restage.js';
 import { openEventStore, type EventStore } from '../engine/store/event-store.js';
 import { availableParallelism } from 'node:os';
 import { createServiceMetrics } from './ops/metrics.js';
@@ -51,17 +52,21 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const db = openServiceDatabase(config.dataDir);
   let events;
   try {
-    events = await openEventStore({ dataDir: config.dataDir, onBackgroundError: (error) => logger.warn({ err: error }, 'event store checkpoint failed') });
+    events = await openEventStore({
+      dataDir: config.dataDir,
+      restage: restageBody,
+      onBackgroundError: (error) => logger.warn({ err: error }, 'event store background work failed (a checkpoint, or a load it retries)'),
+    });
   } catch (error) {
     db.close();
     throw error;
   }
   const datasets = createDatasets(createDatasetStore(db), events);
   await datasets.reconcile(LOCAL_USER.id, Date.now());
-  // A decode thread per core, two at least: decoding is the heavier half of an ingest, and one
-  // batch decodes while another waits on DuckDB's commit (bench/README.md: 2 workers doubled
-  // the rate of 1 on 2 cores).
-  const decoder = createDecodePool(Math.max(2, Math.min(4, availableParallelism())));
+  // A decode thread per two cores: since requests are acknowledged from the ingest log, decoding
+  // no longer waits on DuckDB, and the other cores go to loading (bench/README.md, "ingest log":
+  // on 2 cores, 1 worker ingested faster than 2).
+  const decoder = createDecodePool(Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2))));
   const annotations = createAnnotationStore(db);
   const metrics = createServiceMetrics({ countAnnotations: () => annotations.count() });
   // Annotation links point at the dashboard, whose address is known once the service listens.

@@ -44,6 +44,9 @@ const MIGRATIONS: readonly string[] = [
      storage     VARCHAR NOT NULL,
      types       VARCHAR NOT NULL
    );`,
+  // The ingest log's position (store/ingest-log.ts): batches numbered up to here are in the tables.
+  `CREATE TABLE timemark_ingest_log (loaded_through BIGINT NOT NULL);
+   INSERT INTO timemark_ingest_log VALUES (0);`,
 ];
 
 export async function migrateCatalog(connection: DuckDBConnection): Promise<void> {
@@ -102,6 +105,17 @@ export async function loadCatalog(connection: DuckDBConnection): Promise<Map<str
     });
   }
   return catalog;
+}
+
+/** The sequence number of the last ingest-log batch loaded into the tables (0: none). */
+export async function readLoadedThrough(connection: DuckDBConnection): Promise<bigint> {
+  const rows = (await connection.runAndReadAll('SELECT loaded_through FROM timemark_ingest_log')).getRowsJS();
+  return BigInt((rows[0]?.[0] as bigint | undefined) ?? 0n);
+}
+
+/** Records, inside the caller's transaction that loads them, that batches up to `seq` are in the tables. */
+export async function recordLoadedThrough(connection: DuckDBConnection, seq: bigint): Promise<void> {
+  await connection.run('UPDATE timemark_ingest_log SET loaded_through = $1', [seq]);
 }
 
 /** Creates the dataset's table and catalog row; runs inside the caller's transaction. */

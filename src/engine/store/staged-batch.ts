@@ -37,5 +37,11 @@ export interface StagedBatch {
   readonly raw?: { readonly columns: readonly string[]; readonly select: readonly string[] };
 }
 
+/**
+ * The column read_json adds with each row's file path when a load reads many staged files at
+ * once; no staged key may take this name (keys match case-insensitively).
+ */
+export const STAGED_FILE_COLUMN = '__tm_file';
+
 /** The keys of the file that are not parts. */
 export const STAGED_KEYS = { index: 'r', timeMs: 't', timeSubMsNs: 'n' } as const;

@@ -6,6 +6,7 @@ import { formatTime } from '../../common/time.js';
 import type { DecodePool } from '../../engine/ingest/decode-pool.js';
 import { INGEST_LIMITS, type IngestLimits } from '../../engine/ingest/limits.js';
 import { parseIngestOptions } from '../../engine/ingest/options.js';
+import { ingestSource } from '../../engine/ingest/restage.js';
 import { stagingFile } from '../../engine/ingest/staging-file.js';
 import type { EventStore } from '../../engine/store/event-store.js';
 import type { Datasets } from '../datasets/datasets.js';
@@ -35,8 +36,10 @@ export interface IngestReply {
 
 /**
  * `POST /v1/datasets/{dataset}/ingest` and `POST /v1/ingest/{dataset}`: the body is read as
- * sent, decoded on a worker thread into a staged batch, and loaded in one DuckDB transaction.
- * The reply is sent only after that commit, so every event counted as ingested is durable.
+ * sent, decoded on a worker thread into a staged batch, and handed to the store with the body
+ * itself. The reply is sent only once the store's ingest log holds the body on disk (the store
+ * loads the batch into DuckDB soon after, and before any read), so every event counted as
+ * ingested is durable.
  */
 export function createIngestRoutes(deps: IngestRouteDeps): Router {
   const limits = deps.limits ?? INGEST_LIMITS;
@@ -63,7 +66,7 @@ export function createIngestRoutes(deps: IngestRouteDeps): Router {
       await rm(decoded.batch.file, { force: true });
       throw error;
     }
-    const stored = await deps.events.append(dataset, decoded.batch);
+    const stored = await deps.events.append(dataset, decoded.batch, ingestSource(body, options, nowMs, limits));
     if (stored.ingested > 0) deps.metrics.ingestedEvents.inc({ dataset }, stored.ingested);
     const failures = [
       ...decoded.failures.map((failure) => ({ timestamp: formatTime(failure.timeMs), error: failure.error })),

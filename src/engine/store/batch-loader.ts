@@ -1,0 +1,191 @@
+import { UnavailableError } from '../../common/errors.js';
+
+/**
+ * Loads acknowledged batches into DuckDB in large transactions.
+ *
+ * DuckDB's cost per event falls steeply with the rows per commit (bench/README.md, "rows per
+ * commit": about 15 µs of CPU per event at 10,000 rows, 8–9 µs at 100,000), and a commit per
+ * request can never be large, since a request holds at most 10,000 events. So requests are
+ * acknowledged once the ingest log holds them (ingest-log.ts) and this loader gathers what is
+ * waiting: a load starts when `minRows` are waiting, `lingerMs` after the oldest arrived, or at
+ * once when someone needs the data (`flush`: every read, schema change, trim and drop).
+ * Loads run one at a time, in sequence order, each recording how far it got in its own
+ * transaction (the `load` callback does that).
+ */
+
+export interface Loadable {
+  readonly seq: bigint;
+  readonly rows: number;
+}
+
+export interface BatchLoaderOptions<T extends Loadable> {
+  /** Loads the items in one transaction that also records the last item's seq as loaded. */
+  readonly load: (items: readonly T[]) => Promise<void>;
+  /** Runs after a load committed (deleting its files); errors go to onError. */
+  readonly afterLoad: (items: readonly T[], loadedSeq: bigint) => Promise<void>;
+  readonly onError: (error: unknown) => void;
+  /** A load starts without waiting once this many rows are waiting. */
+  readonly minRows: number;
+  /** How long the oldest waiting batch may wait for others before a load starts anyway. */
+  readonly lingerMs: number;
+  /** Most rows in one load (DuckDB holds a transaction's rows in memory until it commits). */
+  readonly maxRowsPerLoad: number;
+  /** Past this many waiting rows, `room()` holds new ingests back until a load catches up. */
+  readonly maxWaitingRows: number;
+}
+
+/** Why waiting data could not be loaded; reads and new ingests fail with it until a retry succeeds. */
+export class LoadFailedError extends UnavailableError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'events_load_failed', cause });
+  }
+}
+
+const RETRY_FIRST_MS = 200;
+const RETRY_MAX_MS = 10_000;
+
+export class BatchLoader<T extends Loadable> {
+  private readonly queue: T[] = [];
+  private waitingRows = 0;
+  private lastSeq = 0n;
+  private loadedSeq = 0n;
+  private active: Promise<void> | undefined;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_FIRST_MS;
+  private failure: LoadFailedError | undefined;
+  private readonly flushers: { seq: bigint; resolve: () => void; reject: (error: Error) => void }[] = [];
+  private readonly roomWaiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  private closed = false;
+
+  constructor(private readonly options: BatchLoaderOptions<T>) {}
+
+  /** Numbers already loaded before this loader started (from the database), so flushes resolve from there. */
+  startAfter(loadedSeq: bigint): void {
+    this.loadedSeq = loadedSeq;
+    this.lastSeq = loadedSeq;
+  }
+
+  /** Takes an acknowledged batch; items must arrive in increasing seq order. */
+  add(item: T): void {
+    if (item.seq <= this.lastSeq) throw new Error(`Batch ${item.seq} arrived after batch ${this.lastSeq}; the loader needs them in order.`);
+    this.lastSeq = item.seq;
+    this.queue.push(item);
+    this.waitingRows += item.rows;
+    this.kick();
+  }
+
+  /** Resolves once everything added so far is loaded; rejects while loads are failing. */
+  flush(): Promise<void> {
+    if (this.loadedSeq >= this.lastSeq) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.failure);
+    const seq = this.lastSeq;
+    const done = new Promise<void>((resolve, reject) => this.flushers.push({ seq, resolve, reject }));
+    this.kick();
+    return done;
+  }
+
+  /** Resolves when there is room for more waiting rows (backpressure). */
+  room(): Promise<void> {
+    if (this.waitingRows <= this.options.maxWaitingRows) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.roomWaiters.push({ resolve, reject }));
+  }
+
+  /** Throws while loads are failing (readiness). */
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  get waiting(): { batches: number; rows: number } {
+    return { batches: this.queue.length, rows: this.waitingRows };
+  }
+
+  /** Loads everything waiting, then stops (a failing load is tried once more; what remains is replayed at the next open). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.lingerTimer);
+    clearTimeout(this.retryTimer);
+    await this.active;
+    if (this.queue.length > 0) {
+      this.failure = undefined;
+      this.start();
+      await this.active;
+    }
+    const error = this.failure ?? new LoadFailedError('The event store closed before these events were loaded; they load at the next start.');
+    for (const waiter of this.flushers.splice(0)) waiter.reject(error);
+    for (const waiter of this.roomWaiters.splice(0)) waiter.reject(error);
+  }
+
+  private kick(): void {
+    if (this.active || this.retryTimer || this.queue.length === 0 || this.closed) return;
+    if (this.flushers.length > 0 || this.waitingRows >= this.options.minRows) {
+      this.start();
+      return;
+    }
+    this.lingerTimer ??= setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.start();
+    }, this.options.lingerMs);
+    this.lingerTimer.unref();
+  }
+
+  private start(): void {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    if (this.active || this.queue.length === 0) return;
+    let count = 0;
+    let rows = 0;
+    while (count < this.queue.length && (count === 0 || rows + (this.queue[count] as T).rows <= this.options.maxRowsPerLoad)) {
+      rows += (this.queue[count] as T).rows;
+      count++;
+    }
+    const items = this.queue.slice(0, count);
+    this.active = this.run(items, rows).finally(() => {
+      this.active = undefined;
+      this.kick();
+    });
+  }
+
+  private async run(items: readonly T[], rows: number): Promise<void> {
+    try {
+      await this.options.load(items);
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    this.failure = undefined;
+    this.retryMs = RETRY_FIRST_MS;
+    this.queue.splice(0, items.length);
+    this.waitingRows -= rows;
+    this.loadedSeq = (items[items.length - 1] as T).seq;
+    for (let i = this.flushers.length - 1; i >= 0; i--) {
+      const flusher = this.flushers[i] as (typeof this.flushers)[number];
+      if (flusher.seq > this.loadedSeq) continue;
+      this.flushers.splice(i, 1);
+      flusher.resolve();
+    }
+    if (this.waitingRows <= this.options.maxWaitingRows) for (const waiter of this.roomWaiters.splice(0)) waiter.resolve();
+    await this.options.afterLoad(items, this.loadedSeq).catch(this.options.onError);
+  }
+
+  /**
+   * The batches stay first in line and the load is retried with a growing pause. Meanwhile
+   * whoever waits for them is told why, rather than left hanging: the events are safe in the
+   * log, but not yet readable.
+   */
+  private failed(error: unknown): void {
+    this.options.onError(error);
+    const message = error instanceof Error ? error.message : String(error);
+    this.failure = new LoadFailedError(`Acknowledged events could not be loaded into the event store yet (retrying): ${message}`, error);
+    for (const waiter of this.flushers.splice(0)) waiter.reject(this.failure);
+    for (const waiter of this.roomWaiters.splice(0)) waiter.reject(this.failure);
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.start();
+    }, this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
+}

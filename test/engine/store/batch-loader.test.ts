@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { BatchLoader, LoadFailedError, type BatchLoaderOptions, type Loadable } from '../../../src/engine/store/batch-loader.js';
+
+/** A loader whose loads are recorded (and can be made to fail), with the options under test. */
+function loader(options: Partial<BatchLoaderOptions<Loadable>> = {}) {
+  const loads: bigint[][] = [];
+  const errors: unknown[] = [];
+  const state = { failNext: 0 };
+  const instance = new BatchLoader<Loadable>({
+    load: async (items) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (state.failNext > 0) {
+        state.failNext--;
+        throw new Error('disk full');
+      }
+      loads.push(items.map((item) => item.seq));
+    },
+    afterLoad: async () => undefined,
+    onError: (error) => errors.push(error),
+    minRows: 100,
+    lingerMs: 20,
+    maxRowsPerLoad: 300,
+    maxWaitingRows: 1000,
+    ...options,
+  });
+  return { instance, loads, errors, state };
+}
+
+const item = (seq: number, rows = 10): Loadable => ({ seq: BigInt(seq), rows });
+
+describe('the batch loader', () => {
+  it('gathers waiting batches into one load after the linger, in order', async () => {
+    const { instance, loads } = loader();
+    for (let seq = 1; seq <= 5; seq++) instance.add(item(seq));
+    expect(loads).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(loads).toEqual([[1n, 2n, 3n, 4n, 5n]]);
+  });
+
+  it('starts at once past minRows and never puts more than maxRowsPerLoad in one load', async () => {
+    const { instance, loads } = loader({ lingerMs: 10_000 });
+    for (let seq = 1; seq <= 7; seq++) instance.add(item(seq, 100));
+    await instance.flush();
+    expect(loads).toEqual([[1n], [2n, 3n, 4n], [5n, 6n, 7n]]);
+  });
+
+  it('loads what waits when a reader flushes, without waiting for the linger', async () => {
+    const { instance, loads } = loader({ lingerMs: 10_000 });
+    instance.add(item(1));
+    instance.add(item(2));
+    await instance.flush();
+    expect(loads).toEqual([[1n, 2n]]);
+    await expect(instance.flush()).resolves.toBeUndefined();
+  });
+
+  it('refuses batches out of order', () => {
+    const { instance } = loader();
+    instance.add(item(2));
+    expect(() => instance.add(item(2))).toThrow('Batch 2 arrived after batch 2');
+  });
+
+  it('tells waiting readers why a load failed and retries it until it succeeds', async () => {
+    const { instance, loads, errors, state } = loader({ lingerMs: 10_000 });
+    state.failNext = 2;
+    instance.add(item(1));
+    const flushed = instance.flush();
+    await expect(flushed).rejects.toBeInstanceOf(LoadFailedError);
+    await expect(flushed).rejects.toThrow('Acknowledged events could not be loaded into the event store yet (retrying): disk full');
+    expect(() => instance.check()).toThrow(LoadFailedError);
+    // Retried after 200 ms, then 400 ms: the third attempt succeeds.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(loads).toEqual([[1n]]);
+    expect(errors).toHaveLength(2);
+    expect(() => instance.check()).not.toThrow();
+    await expect(instance.flush()).resolves.toBeUndefined();
+  });
+
+  it('holds new ingests back while more than maxWaitingRows wait, and lets them go once a load catches up', async () => {
+    const { instance } = loader({ lingerMs: 10_000, minRows: 10_000, maxWaitingRows: 250 });
+    for (let seq = 1; seq <= 3; seq++) instance.add(item(seq, 100));
+    let roomy = false;
+    const room = instance.room().then(() => (roomy = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(roomy).toBe(false);
+    await instance.flush();
+    await room;
+    expect(instance.waiting).toEqual({ batches: 0, rows: 0 });
+  });
+
+  it('loads everything still waiting when it closes', async () => {
+    const { instance, loads } = loader({ lingerMs: 10_000, minRows: 10_000 });
+    instance.add(item(1));
+    instance.add(item(2));
+    await instance.close();
+    expect(loads).toEqual([[1n, 2n]]);
+  });
+});
