@@ -32,6 +32,8 @@ export interface BatchLoaderOptions<T extends Loadable> {
   readonly maxRowsPerLoad: number;
   /** Past this many waiting rows, `room()` holds new ingests back until a load catches up. */
   readonly maxWaitingRows: number;
+  /** Loads prefer row counts just past a multiple of this (DuckDB's row group size; see loadSize). */
+  readonly alignRows?: number;
 }
 
 /** Why waiting data could not be loaded; reads and new ingests fail with it until a retry succeeds. */
@@ -134,17 +136,32 @@ export class BatchLoader<T extends Loadable> {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     if (this.active || this.queue.length === 0) return;
-    let count = 0;
-    let rows = 0;
-    while (count < this.queue.length && (count === 0 || rows + (this.queue[count] as T).rows <= this.options.maxRowsPerLoad)) {
-      rows += (this.queue[count] as T).rows;
-      count++;
-    }
+    const { count, rows } = this.loadSize();
     const items = this.queue.slice(0, count);
     this.active = this.run(items, rows).finally(() => {
       this.active = undefined;
       this.kick();
     });
+  }
+
+  /**
+   * How many batches from the head of the queue the next load takes: as many as fit in
+   * maxRowsPerLoad, except that among the counts that fill at least one whole `alignRows` group
+   * it takes the one leaving the smallest part of its rows in a partial group (DuckDB writes full
+   * row groups straight to the file; the rest goes through the WAL and a checkpoint).
+   */
+  private loadSize(): { count: number; rows: number } {
+    const align = this.options.alignRows;
+    let best = { count: 0, rows: 0, waste: Number.POSITIVE_INFINITY };
+    let rows = 0;
+    for (let count = 1; count <= this.queue.length; count++) {
+      const next = rows + (this.queue[count - 1] as T).rows;
+      if (count > 1 && next > this.options.maxRowsPerLoad) break;
+      rows = next;
+      const waste = align && rows >= align ? (rows % align) / rows : Number.POSITIVE_INFINITY;
+      if (waste <= best.waste || best.waste === Number.POSITIVE_INFINITY) best = { count, rows, waste };
+    }
+    return best;
   }
 
   private async run(items: readonly T[], rows: number): Promise<void> {

@@ -44,6 +44,14 @@ describe('the batch loader', () => {
     expect(loads).toEqual([[1n], [2n, 3n, 4n], [5n, 6n, 7n]]);
   });
 
+  it('sizes a load to end at a whole number of row groups when one fits', async () => {
+    const { instance, loads } = loader({ lingerMs: 10_000, minRows: 10_000, maxRowsPerLoad: 100, alignRows: 30 });
+    for (let seq = 1; seq <= 12; seq++) instance.add(item(seq, 10));
+    await instance.flush();
+    // 90 rows are three whole groups; 100 would leave 10 in a partial one.
+    expect(loads).toEqual([[1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n], [10n, 11n, 12n]]);
+  });
+
   it('loads what waits when a reader flushes, without waiting for the linger', async () => {
     const { instance, loads } = loader({ lingerMs: 10_000 });
     instance.add(item(1));
