@@ -74,6 +74,7 @@ export const EVENT_STORE_DEFAULTS = {
 /** Acknowledged rows not yet loaded past which new ingests wait (each load holds at most loadRows × LOAD_MAX_FACTOR). */
 const MAX_WAITING_ROWS = 1_000_000;
 const LOAD_MAX_FACTOR = 4;
+const BUSY_LOAD_FACTOR = 1.1;
 /** DuckDB's default row group size (ROW_GROUP_SIZE). */
 const DUCKDB_ROW_GROUP_ROWS = 122_880;
 
@@ -249,7 +250,9 @@ class DuckDBEventStore implements EventStore {
       onError: onBackgroundError,
       minRows: settings.loadRows,
       lingerMs: settings.loadLingerMs,
-      maxRowsPerLoad: settings.loadRows * LOAD_MAX_FACTOR,
+      // A load started while requests arrive runs on one thread to its end (see setLoadThreads):
+      // kept to about one row group, so that one never holds up the rest once they stop.
+      maxRowsPerLoad: () => (this.ingestBusy() ? settings.loadRows * BUSY_LOAD_FACTOR : settings.loadRows * LOAD_MAX_FACTOR),
       maxWaitingRows: MAX_WAITING_ROWS,
       alignRows: DUCKDB_ROW_GROUP_ROWS,
     });
@@ -494,6 +497,11 @@ class DuckDBEventStore implements EventStore {
     this.threadsNow = threads;
   }
 
+  /** Whether requests are still arriving (a batch accepted within INGEST_BUSY_MS): the cores are busy decoding them. */
+  private ingestBusy(): boolean {
+    return performance.now() - this.lastAcceptAt < INGEST_BUSY_MS;
+  }
+
   /**
    * Loads accepted batches in one transaction that records the log position it reached: one
    * statement per group of batches that are laid out alike and go to the same table.
@@ -506,7 +514,7 @@ class DuckDBEventStore implements EventStore {
       if (group) group.push(item);
       else groups.set(key, [item]);
     }
-    await this.setLoadThreads(performance.now() - this.lastAcceptAt < INGEST_BUSY_MS ? 1 : this.threads);
+    await this.setLoadThreads(this.ingestBusy() ? 1 : this.threads);
     await this.transaction(async (connection) => {
       for (const group of groups.values()) {
         const first = group[0] as PendingLoad;
