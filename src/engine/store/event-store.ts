@@ -228,6 +228,7 @@ class DuckDBEventStore implements EventStore {
   /** DuckDB's threads as configured, and as set now (loads may lower it, see setLoadThreads). */
   private threads = 1;
   private threadsNow = 1;
+  private threadsTimer: NodeJS.Timeout | undefined;
   private readonly loader: BatchLoader<PendingLoad>;
 
   constructor(
@@ -419,6 +420,7 @@ class DuckDBEventStore implements EventStore {
       await this.log?.close();
       clearTimeout(this.checkpointTimer);
       clearTimeout(this.idleTimer);
+      clearTimeout(this.threadsTimer);
       try {
         await this.pool.use((connection) => connection.run('CHECKPOINT'));
       } catch (error) {
@@ -489,12 +491,22 @@ class DuckDBEventStore implements EventStore {
    * the service's CPU in that loop's mutex lock and unlock, taken from the threads decoding
    * requests. So while requests keep arriving a load runs on one thread, which then always has
    * work, and once they stop the rest loads on all of them (bench/README.md, "ingest log").
-   * The setting is the instance's: a query that starts meanwhile also runs on one thread.
+   * The setting is the instance's: a query that starts meanwhile also runs on one thread, and
+   * once requests stop the store sets it back whether or not another load follows.
    */
   private async setLoadThreads(threads: number): Promise<void> {
-    if (threads === this.threadsNow) return;
-    await this.pool.use((connection) => connection.run(`SET threads = ${Math.trunc(threads)}`));
-    this.threadsNow = threads;
+    clearTimeout(this.threadsTimer);
+    if (threads !== this.threadsNow) {
+      await this.pool.use((connection) => connection.run(`SET threads = ${Math.trunc(threads)}`));
+      this.threadsNow = threads;
+    }
+    if (this.threadsNow !== this.threads) {
+      this.threadsTimer = setTimeout(() => {
+        if (this.closing) return;
+        if (this.ingestBusy()) void this.setLoadThreads(1).catch(this.onBackgroundError);
+        else void this.setLoadThreads(this.threads).catch(this.onBackgroundError);
+      }, INGEST_BUSY_MS).unref();
+    }
   }
 
   /** Whether requests are still arriving (a batch accepted within INGEST_BUSY_MS): the cores are busy decoding them. */

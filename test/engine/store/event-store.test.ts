@@ -267,6 +267,15 @@ describe('event store', () => {
     await expect(handle.store.check()).rejects.toBeInstanceOf(StoreClosedError);
   });
 
+  it('loads on one DuckDB thread while ingests arrive, and gives queries every thread back once they stop', async () => {
+    const handle = await fresh({ threads: 2 });
+    const threads = async () => (await handle.query("SELECT current_setting('threads') AS threads"))[0]?.threads;
+    await handle.load('busy', [{ a: 1 }]);
+    // This read loads the batch accepted a moment ago, on one thread.
+    expect(await threads()).toBe(1n);
+    await vi.waitFor(async () => expect(await threads()).toBe(2n), { timeout: 3000, interval: 100 });
+  });
+
   it('refuses a second store on the same data dir and new work once closed', async () => {
     const handle = await fresh();
     await expect(openEventStore({ dataDir: handle.dataDir })).rejects.toBeInstanceOf(StoreLockedError);
