@@ -117,6 +117,7 @@ export function clearLogDir(dir: string): void {
 export class IngestLog {
   private readonly waiting: Waiting[] = [];
   private writing = false;
+  private writer: Promise<void> | undefined;
   private segment: { handle: FileHandle; first: bigint; bytes: number } | undefined;
   /** Closed segments and the last sequence number each holds, oldest first. */
   private readonly closedSegments: { file: string; last: bigint }[] = [];
@@ -147,11 +148,11 @@ export class IngestLog {
       kept = { bodyFile: join(this.dir, `${randomUUID()}.body`), recipe: source.recipe };
       await writeDurably(kept.bodyFile, source.body);
     } else {
-      await syncFile(batch.file);
+      await syncToDisk(batch.file, 'data');
     }
     await new Promise<void>((resolve, reject) => {
       this.waiting.push({ dataset, firstRowId, batch, source: kept, onDurable, resolve, reject });
-      if (!this.writing) void this.writeGroups();
+      if (!this.writing) this.writer = this.writeGroups();
     });
   }
 
@@ -169,7 +170,7 @@ export class IngestLog {
   }
 
   async close(): Promise<void> {
-    while (this.writing) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.writer;
     await this.segment?.handle.close();
     this.segment = undefined;
   }
@@ -194,7 +195,7 @@ export class IngestLog {
   private async writeGroup(group: readonly Waiting[]): Promise<void> {
     const segment = await this.currentSegment();
     // The staged files were created since the last group: their names become durable with the directory.
-    await syncDirectory(this.dir);
+    await syncToDisk(this.dir, 'entries');
     const entries = group.map(
       (waiting, index): LoggedBatch => ({
         seq: this.nextSeq + BigInt(index),
@@ -244,10 +245,11 @@ function segmentFile(dir: string, first: bigint): string {
   return join(dir, `log-${first}.jsonl`);
 }
 
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r');
+/** Flushes a file's bytes (`data`: fdatasync) or a directory's entries (fsync) to the disk. */
+async function syncToDisk(path: string, what: 'data' | 'entries'): Promise<void> {
+  const handle = await open(path, 'r');
   try {
-    await handle.datasync();
+    await (what === 'data' ? handle.datasync() : handle.sync());
   } finally {
     await handle.close();
   }
@@ -258,15 +260,6 @@ async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
   try {
     await handle.writeFile(bytes);
     await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
   } finally {
     await handle.close();
   }
