@@ -60,7 +60,8 @@ export function insertStatement(table: string, batch: StagedBatch, plan: SchemaP
     values.push(converted.length === 1 ? (converted[0] as string) : `COALESCE(${converted.join(', ')})`);
   }
   const rejected = plan.rejected.map((part) => `${quoteIdentifier(part.key)} IS NULL`);
-  const batches = `(SELECT unnest($2::VARCHAR[]) AS ${quoteIdentifier(BATCH_COLUMNS.file)}, unnest($3::BIGINT[]) AS ${quoteIdentifier(BATCH_COLUMNS.firstRowId)}, unnest($4::BIGINT[]) AS ${quoteIdentifier(BATCH_COLUMNS.sysTime)})`;
+  // $1, the files read_json reads, is also the list their row-id starts ($2) and ingest times ($3) line up with.
+  const batches = `(SELECT unnest($1::VARCHAR[]) AS ${quoteIdentifier(BATCH_COLUMNS.file)}, unnest($2::BIGINT[]) AS ${quoteIdentifier(BATCH_COLUMNS.firstRowId)}, unnest($3::BIGINT[]) AS ${quoteIdentifier(BATCH_COLUMNS.sysTime)})`;
   return `INSERT INTO ${quoteIdentifier(table)} (${targets.join(', ')})
     SELECT ${values.join(', ')} FROM ${readStaged(batch, maxLineBytes, true)} JOIN ${batches}
       ON ${quoteIdentifier(STAGED_FILE_COLUMN)} = ${quoteIdentifier(BATCH_COLUMNS.file)}${rejected.length > 0 ? ` WHERE ${rejected.join(' AND ')}` : ''}`;
@@ -77,10 +78,8 @@ export async function insertStaged(connection: DuckDBConnection, table: string, 
   const first = inserts[0];
   if (!first) return 0;
   const maxLineBytes = Math.max(...inserts.map((insert) => insert.batch.maxLineBytes));
-  const files = inserts.map((insert) => insert.batch.file);
   const result = await connection.run(insertStatement(table, first.batch, plan, maxLineBytes), [
-    listValue(files),
-    listValue(files),
+    listValue(inserts.map((insert) => insert.batch.file)),
     listValue(inserts.map((insert) => insert.firstRowId)),
     listValue(inserts.map((insert) => insert.batch.sysTimeNs)),
   ]);

@@ -160,7 +160,7 @@ export class BatchLoader<T extends Loadable> {
       if (count > 1 && next > limit) break;
       rows = next;
       const waste = align && rows >= align ? (rows % align) / rows : Number.POSITIVE_INFINITY;
-      if (waste <= best.waste || best.waste === Number.POSITIVE_INFINITY) best = { count, rows, waste };
+      if (waste <= best.waste) best = { count, rows, waste };
     }
     return best;
   }

@@ -53,6 +53,9 @@ export interface EventStoreOptions {
   loadLingerMs?: number;
 }
 
+/** DuckDB's default row group size (ROW_GROUP_SIZE). */
+const DUCKDB_ROW_GROUP_ROWS = 122_880;
+
 export const EVENT_STORE_DEFAULTS = {
   memoryLimit: '1GB',
   maxFieldsPerDataset: 1024,
@@ -66,7 +69,7 @@ export const EVENT_STORE_DEFAULTS = {
    * bench/README.md ("rows per commit"): 100,000-row commits cost DuckDB half the CPU of
    * 10,000-row ones.
    */
-  loadRows: 122_880,
+  loadRows: DUCKDB_ROW_GROUP_ROWS,
   /** Reads load at once whatever waits, so waiting longer for a full load costs no freshness. */
   loadLingerMs: 1000,
 } as const;
@@ -75,8 +78,6 @@ export const EVENT_STORE_DEFAULTS = {
 const MAX_WAITING_ROWS = 1_000_000;
 const LOAD_MAX_FACTOR = 4;
 const BUSY_LOAD_FACTOR = 1.1;
-/** DuckDB's default row group size (ROW_GROUP_SIZE). */
-const DUCKDB_ROW_GROUP_ROWS = 122_880;
 
 export const EVENTS_FILE = 'events.duckdb';
 /** A readiness probe's own query: far below the probe's deadline, so that a busy pool reads as a reason, not a hang. */
@@ -162,13 +163,10 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
     const recovered = recoverLog(logDir);
     const store = new DuckDBEventStore(instance, pool, catalog, logDir, settings, options.onBackgroundError ?? (() => undefined), () => openFiles.delete(file), options.restage);
     await store.readThreads();
-    const nextSeq = await store.replay(
-      recovered.batches.filter((entry) => entry.seq > loadedThrough),
-      recovered.nextSeq > loadedThrough ? recovered.nextSeq : loadedThrough + 1n,
-    );
+    await store.replay(recovered.batches.filter((entry) => entry.seq > loadedThrough));
     // Everything the log held is in the tables now; unreferenced files were never acknowledged.
     clearLogDir(logDir);
-    store.startLog(nextSeq);
+    store.startLog(recovered.nextSeq > loadedThrough ? recovered.nextSeq : loadedThrough + 1n);
     return store;
   } catch (error) {
     pool.close();
@@ -259,11 +257,8 @@ class DuckDBEventStore implements EventStore {
     });
   }
 
-  /**
-   * Loads, at open, the batches the log acknowledged that no load recorded, each in its own
-   * transaction with its position; returns the next sequence number for the log.
-   */
-  async replay(batches: readonly LoggedBatch[], nextSeq: bigint): Promise<bigint> {
+  /** Loads, at open, the batches the log acknowledged that no load recorded, each in its own transaction with its position. */
+  async replay(batches: readonly LoggedBatch[]): Promise<void> {
     for (const logged of batches) {
       const batch = this.restaged(logged);
       const { entry } = await this.ensureDataset(logged.dataset);
@@ -276,7 +271,6 @@ class DuckDBEventStore implements EventStore {
       const end = logged.firstRowId + BigInt(batch.count);
       if (end > entry.nextRowId) entry.nextRowId = end;
     }
-    return nextSeq;
   }
 
   /** A logged batch's staged file as it was: kept as is, or decoded again from the kept body. */
@@ -333,6 +327,11 @@ class DuckDBEventStore implements EventStore {
     this.assertOpen();
     // Read-your-writes: whatever was acknowledged before this read is loaded before it runs.
     await this.loader.flush();
+    return this.readLoaded(budget, transaction, work);
+  }
+
+  /** A budgeted read of what is loaded now, without waiting for anything accepted. */
+  private readLoaded<T>(budget: QueryBudget, transaction: boolean, work: (run: RunSql) => Promise<T>): Promise<T> {
     const options = { memoryLimit: this.settings.memoryLimit, transaction, shutdown: this.shutdown.signal };
     return this.pool.use((connection) => readWithBudget(connection, this.pool.statements(connection), budget, options, work));
   }
@@ -345,9 +344,7 @@ class DuckDBEventStore implements EventStore {
     });
     this.log?.check();
     this.loader.check();
-    const options = { memoryLimit: this.settings.memoryLimit, transaction: false, shutdown: this.shutdown.signal };
-    const budget = { timeoutMs: READY_CHECK_TIMEOUT_MS, maxRows: 1 };
-    await this.pool.use((connection) => readWithBudget(connection, this.pool.statements(connection), budget, options, (run) => run('SELECT 1', [])));
+    await this.readLoaded({ timeoutMs: READY_CHECK_TIMEOUT_MS, maxRows: 1 }, false, (run) => run('SELECT 1', []));
   }
 
   async createDataset(dataset: string): Promise<boolean> {

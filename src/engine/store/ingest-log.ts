@@ -145,8 +145,12 @@ export class IngestLog {
     // The bytes first, concurrently with other appends; the names and the log line follow in the group.
     let kept: LoggedBatch['source'];
     if (source) {
-      kept = { bodyFile: join(this.dir, `${randomUUID()}.body`), recipe: source.recipe };
-      await writeDurably(kept.bodyFile, source.body);
+      const bodyFile = join(this.dir, `${randomUUID()}.body`);
+      kept = { bodyFile, recipe: source.recipe };
+      await writeDurably(bodyFile, source.body).catch(async (error: unknown) => {
+        await rm(bodyFile, { force: true });
+        throw error;
+      });
     } else {
       await syncToDisk(batch.file, 'data');
     }
