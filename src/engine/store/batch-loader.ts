@@ -103,14 +103,15 @@ export class BatchLoader<T extends Loadable> {
     return { batches: this.queue.length, rows: this.waitingRows };
   }
 
-  /** Loads everything waiting, then stops (a failing load is tried once more; what remains is replayed at the next open). */
+  /** Loads everything waiting, then stops (on a failing load it stops at once; what remains is replayed at the next open). */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.lingerTimer);
     clearTimeout(this.retryTimer);
     await this.active;
-    if (this.queue.length > 0) {
-      this.failure = undefined;
+    this.failure = undefined;
+    // One load takes at most maxRowsPerLoad: as many as it takes, until none is left or one fails.
+    while (this.queue.length > 0 && !this.failure) {
       this.start();
       await this.active;
     }

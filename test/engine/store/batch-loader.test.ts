@@ -96,10 +96,9 @@ describe('the batch loader', () => {
   });
 
   it('loads everything still waiting when it closes', async () => {
-    const { instance, loads } = loader({ lingerMs: 10_000, minRows: 10_000 });
-    instance.add(item(1));
-    instance.add(item(2));
+    const { instance, loads } = loader({ lingerMs: 10_000, minRows: 10_000, maxRowsPerLoad: 20 });
+    for (let seq = 1; seq <= 5; seq++) instance.add(item(seq));
     await instance.close();
-    expect(loads).toEqual([[1n, 2n]]);
+    expect(loads).toEqual([[1n, 2n], [3n, 4n], [5n]]);
   });
 });
