@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { UnavailableError } from '../../common/errors.js';
 import type { StagedBatch, StagedPart } from './staged-batch.js';
 
 /**
@@ -220,7 +221,10 @@ export class IngestLog {
         await segment.handle.truncate(segment.bytes);
         await segment.handle.datasync();
       } catch (truncateError) {
-        this.broken = new Error(`The ingest log ${this.dir} could not be written or repaired; restart the service to recover it.`, { cause: truncateError });
+        this.broken = new UnavailableError(`The ingest log ${this.dir} could not be written or repaired; restart the service to recover it.`, {
+          code: 'ingest_log_broken',
+          cause: truncateError,
+        });
       }
       throw error;
     }
