@@ -117,6 +117,21 @@ describe('decoding ingest bodies', () => {
     }
   });
 
+  it('sizes gzip output by the trailer only as a hint: several members, and a trailer that lies', () => {
+    const plain = decode(fixture('events.ndjson'), ndjson);
+    const text = fixture('events.ndjson');
+    const cut = text.indexOf('\n', text.length >> 1) + 1;
+    // The trailer of a body of two members states the size of the last one only.
+    const twoMembers = Buffer.concat([gzipSync(text.subarray(0, cut)), gzipSync(text.subarray(cut))]);
+    expect(events(decode(twoMembers, { ...ndjson, contentEncoding: 'gzip' }))).toEqual(events(plain));
+    // A stated size other than the data's fails zlib's own length check, small or huge.
+    for (const stated of [1, 0xffffffff]) {
+      const lying = Buffer.from(gzipSync(text));
+      lying.writeUInt32LE(stated, lying.length - 4);
+      expect(() => decode(lying, { ...ndjson, contentEncoding: 'gzip' })).toThrow(/not valid gzip data/);
+    }
+  });
+
   it('stops a decompression bomb at the body limit with a 413, and refuses undecodable data with a 400', () => {
     expect(() => decode(fixture('bomb.gz'), { ...ndjson, contentEncoding: 'gzip' })).toThrow(PayloadTooLargeError);
     expect(() => decode(fixture('bomb.zst'), { ...ndjson, contentEncoding: 'zstd' })).toThrow(/larger than the limit of 64 MiB/);
