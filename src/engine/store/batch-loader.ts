@@ -9,8 +9,14 @@ import { UnavailableError } from '../../common/errors.js';
  * acknowledged once the ingest log holds them (ingest-log.ts) and this loader gathers what is
  * waiting: a load starts when `minRows` are waiting, `lingerMs` after the oldest arrived, or at
  * once when someone needs the data (`flush`: every read, schema change, trim and drop).
- * Loads run one at a time, in sequence order, each recording how far it got in its own
- * transaction (the `load` callback does that).
+ *
+ * Up to `concurrency` loads run at once, each in its own transaction that records which batches
+ * it loaded (the `load` callback does that): DuckDB appends of separate transactions to one
+ * table do not conflict, and two one-thread loads side by side cost no more CPU than one after
+ * the other, where one load on two threads costs half as much again (bench/README.md,
+ * "concurrent loads"). Loads take batches in sequence order but may finish in any order: what
+ * counts as loaded for readers and for the log is everything below the oldest batch still
+ * waiting or loading.
  */
 
 export interface Loadable {
@@ -19,10 +25,10 @@ export interface Loadable {
 }
 
 export interface BatchLoaderOptions<T extends Loadable> {
-  /** Loads the items in one transaction that also records the last item's seq as loaded. */
+  /** Loads the items in one transaction that also records them as loaded. */
   readonly load: (items: readonly T[]) => Promise<void>;
-  /** Runs after a load committed (deleting its files); errors go to onError. */
-  readonly afterLoad: (items: readonly T[], loadedSeq: bigint) => Promise<void>;
+  /** Runs after a load committed (deleting its files), with the seq everything up to which is loaded; errors go to onError. */
+  readonly afterLoad: (items: readonly T[], loadedThrough: bigint) => Promise<void>;
   readonly onError: (error: unknown) => void;
   /** A load starts without waiting once this many rows are waiting. */
   readonly minRows: number;
@@ -34,6 +40,8 @@ export interface BatchLoaderOptions<T extends Loadable> {
   readonly maxWaitingRows: number;
   /** Loads prefer row counts just past a multiple of this (DuckDB's row group size; see loadSize). */
   readonly alignRows?: number;
+  /** Loads that may run at once (1 by default). */
+  readonly concurrency?: number;
 }
 
 /** Why waiting data could not be loaded; reads and new ingests fail with it until a retry succeeds. */
@@ -47,11 +55,15 @@ const RETRY_FIRST_MS = 200;
 const RETRY_MAX_MS = 10_000;
 
 export class BatchLoader<T extends Loadable> {
-  private readonly queue: T[] = [];
+  /** Batches no load has taken yet, in seq order. */
+  private queue: T[] = [];
+  /** Batches of the loads running now. */
+  private readonly loading = new Set<readonly T[]>();
+  private readonly running = new Set<Promise<void>>();
+  /** Rows waiting or loading. */
   private waitingRows = 0;
   private lastSeq = 0n;
   private loadedSeq = 0n;
-  private active: Promise<void> | undefined;
   private lingerTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = RETRY_FIRST_MS;
@@ -66,6 +78,11 @@ export class BatchLoader<T extends Loadable> {
   startAfter(loadedSeq: bigint): void {
     this.loadedSeq = loadedSeq;
     this.lastSeq = loadedSeq;
+  }
+
+  /** Everything added up to this seq is loaded. */
+  get loadedThrough(): bigint {
+    return this.loadedSeq;
   }
 
   /** Takes an acknowledged batch; items must arrive in increasing seq order. */
@@ -99,8 +116,16 @@ export class BatchLoader<T extends Loadable> {
     if (this.failure) throw this.failure;
   }
 
+  /** Whether no load runs and nothing waits (true already while the last load's flushers resolve). */
+  get idle(): boolean {
+    return this.loading.size === 0 && this.queue.length === 0;
+  }
+
+  /** Batches and rows waiting or loading. */
   get waiting(): { batches: number; rows: number } {
-    return { batches: this.queue.length, rows: this.waitingRows };
+    let batches = this.queue.length;
+    for (const items of this.loading) batches += items.length;
+    return { batches, rows: this.waitingRows };
   }
 
   /** Loads everything waiting, then stops (on a failing load it stops at once; what remains is replayed at the next open). */
@@ -108,12 +133,12 @@ export class BatchLoader<T extends Loadable> {
     this.closed = true;
     clearTimeout(this.lingerTimer);
     clearTimeout(this.retryTimer);
-    await this.active;
+    await Promise.all(this.running);
     this.failure = undefined;
     // One load takes at most maxRowsPerLoad: as many as it takes, until none is left or one fails.
     while (this.queue.length > 0 && !this.failure) {
       this.start();
-      await this.active;
+      await Promise.all(this.running);
     }
     const error = this.failure ?? new LoadFailedError('The event store closed before these events were loaded; they load at the next start.');
     for (const waiter of this.flushers.splice(0)) waiter.reject(error);
@@ -121,11 +146,12 @@ export class BatchLoader<T extends Loadable> {
   }
 
   private kick(): void {
-    if (this.active || this.retryTimer || this.queue.length === 0 || this.closed) return;
-    if (this.flushers.length > 0 || this.waitingRows >= this.options.minRows) {
+    if (this.retryTimer || this.queue.length === 0 || this.closed) return;
+    while (this.running.size < (this.options.concurrency ?? 1) && this.queue.length > 0) {
+      if (this.flushers.length === 0 && this.queuedRows() < this.options.minRows) break;
       this.start();
-      return;
     }
+    if (this.queue.length === 0 || this.running.size > 0) return;
     this.lingerTimer ??= setTimeout(() => {
       this.lingerTimer = undefined;
       this.start();
@@ -133,16 +159,26 @@ export class BatchLoader<T extends Loadable> {
     this.lingerTimer.unref();
   }
 
+  /** Rows of the batches no load has taken yet. */
+  private queuedRows(): number {
+    let rows = 0;
+    for (const item of this.queue) rows += item.rows;
+    return rows;
+  }
+
+  /** Starts a load of the batches at the head of the queue (if another may run). */
   private start(): void {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
-    if (this.active || this.queue.length === 0) return;
+    if (this.running.size >= (this.options.concurrency ?? 1) || this.queue.length === 0) return;
     const { count, rows } = this.loadSize();
-    const items = this.queue.slice(0, count);
-    this.active = this.run(items, rows).finally(() => {
-      this.active = undefined;
+    const items = this.queue.splice(0, count);
+    this.loading.add(items);
+    const run = this.run(items, rows).finally(() => {
+      this.running.delete(run);
       this.kick();
     });
+    this.running.add(run);
   }
 
   /**
@@ -170,14 +206,15 @@ export class BatchLoader<T extends Loadable> {
     try {
       await this.options.load(items);
     } catch (error) {
-      this.failed(error);
+      this.loading.delete(items);
+      this.failed(items, error);
       return;
     }
+    this.loading.delete(items);
     this.failure = undefined;
     this.retryMs = RETRY_FIRST_MS;
-    this.queue.splice(0, items.length);
     this.waitingRows -= rows;
-    this.loadedSeq = (items[items.length - 1] as T).seq;
+    this.loadedSeq = this.oldestPending() - 1n;
     for (let i = this.flushers.length - 1; i >= 0; i--) {
       const flusher = this.flushers[i] as (typeof this.flushers)[number];
       if (flusher.seq > this.loadedSeq) continue;
@@ -188,18 +225,32 @@ export class BatchLoader<T extends Loadable> {
     await this.options.afterLoad(items, this.loadedSeq).catch(this.options.onError);
   }
 
+  /** The seq of the oldest batch waiting or loading; one past the last added when there is none. */
+  private oldestPending(): bigint {
+    let oldest = this.lastSeq + 1n;
+    const head = this.queue[0];
+    if (head && head.seq < oldest) oldest = head.seq;
+    for (const items of this.loading) {
+      const first = items[0];
+      if (first && first.seq < oldest) oldest = first.seq;
+    }
+    return oldest;
+  }
+
   /**
    * The batches stay first in line and the load is retried with a growing pause. Meanwhile
    * whoever waits for them is told why, rather than left hanging: the events are safe in the
    * log, but not yet readable.
    */
-  private failed(error: unknown): void {
+  private failed(items: readonly T[], error: unknown): void {
+    // Back in line, in seq order: loads that started later may have failed first.
+    this.queue = [...items, ...this.queue].sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
     this.options.onError(error);
     const message = error instanceof Error ? error.message : String(error);
     this.failure = new LoadFailedError(`Acknowledged events could not be loaded into the event store yet (retrying): ${message}`, error);
     for (const waiter of this.flushers.splice(0)) waiter.reject(this.failure);
     for (const waiter of this.roomWaiters.splice(0)) waiter.reject(this.failure);
-    if (this.closed) return;
+    if (this.closed || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.start();

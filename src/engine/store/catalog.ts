@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { ROW_ID_COLUMN, SYS_TIME_FIELD, TIME_FIELD, type DatasetSchema, type FieldSchema, type FieldType, type StorageType } from '../schema.js';
 import { quoteIdentifier } from '../sql/quote.js';
 import { SQL_TYPE_OF } from './storage-sql.js';
@@ -47,6 +47,9 @@ const MIGRATIONS: readonly string[] = [
   // The ingest log's position (store/ingest-log.ts): batches numbered up to here are in the tables.
   `CREATE TABLE timemark_ingest_log (loaded_through BIGINT NOT NULL);
    INSERT INTO timemark_ingest_log VALUES (0);`,
+  // Batches loaded past that position by loads that ran side by side (batch-loader.ts): each load
+  // adds its own rows, since two transactions updating loaded_through would conflict.
+  `CREATE TABLE timemark_loaded_batches (seq BIGINT NOT NULL);`,
 ];
 
 export async function migrateCatalog(connection: DuckDBConnection): Promise<void> {
@@ -107,15 +110,33 @@ export async function loadCatalog(connection: DuckDBConnection): Promise<Map<str
   return catalog;
 }
 
-/** The sequence number of the last ingest-log batch loaded into the tables (0: none). */
-export async function readLoadedThrough(connection: DuckDBConnection): Promise<bigint> {
-  const rows = (await connection.runAndReadAll('SELECT loaded_through FROM timemark_ingest_log')).getRowsJS();
-  return BigInt((rows[0]?.[0] as bigint | undefined) ?? 0n);
+/** Which ingest-log batches are in the tables: all up to `through`, and `past` beyond it. */
+export interface LoadedBatches {
+  readonly through: bigint;
+  readonly past: ReadonlySet<bigint>;
 }
 
-/** Records, inside the caller's transaction that loads them, that batches up to `seq` are in the tables. */
+export async function readLoadedBatches(connection: DuckDBConnection): Promise<LoadedBatches> {
+  const rows = (await connection.runAndReadAll('SELECT loaded_through FROM timemark_ingest_log')).getRowsJS();
+  const through = BigInt((rows[0]?.[0] as bigint | undefined) ?? 0n);
+  const past = (await connection.runAndReadAll('SELECT seq FROM timemark_loaded_batches WHERE seq > $1', [through])).getRowsJS();
+  return { through, past: new Set(past.map(([seq]) => BigInt(seq as bigint))) };
+}
+
+/** Records, inside the caller's transaction that replays them in order, that batches up to `seq` are in the tables. */
 export async function recordLoadedThrough(connection: DuckDBConnection, seq: bigint): Promise<void> {
   await connection.run('UPDATE timemark_ingest_log SET loaded_through = $1', [seq]);
+}
+
+/** Records, inside the caller's transaction that loads them, that these batches are in the tables (loads may run side by side). */
+export async function recordLoaded(connection: DuckDBConnection, seqs: readonly bigint[]): Promise<void> {
+  await connection.run('INSERT INTO timemark_loaded_batches SELECT unnest($1::BIGINT[])', [listValue([...seqs])]);
+}
+
+/** Folds the loads' records into the position once everything up to `through` is loaded; only one may run at a time. */
+export async function compactLoaded(connection: DuckDBConnection, through: bigint): Promise<void> {
+  await connection.run('UPDATE timemark_ingest_log SET loaded_through = $1 WHERE loaded_through < $1', [through]);
+  await connection.run('DELETE FROM timemark_loaded_batches WHERE seq <= $1', [through]);
 }
 
 /** Creates the dataset's table and catalog row; runs inside the caller's transaction. */

@@ -1,6 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { access, constants, rm } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatasetSchema } from '../schema.js';
 import { quoteIdentifier } from '../sql/quote.js';
@@ -9,11 +10,13 @@ import { BatchLoader } from './batch-loader.js';
 import {
   applySchemaChange,
   BASE_FIELDS,
+  compactLoaded,
   createDatasetTable,
   dropDatasetTable,
   loadCatalog,
   migrateCatalog,
-  readLoadedThrough,
+  readLoadedBatches,
+  recordLoaded,
   recordLoadedThrough,
   type CatalogEntry,
 } from './catalog.js';
@@ -74,17 +77,32 @@ export const EVENT_STORE_DEFAULTS = {
   loadLingerMs: 1000,
 } as const;
 
-/** Acknowledged rows not yet loaded past which new ingests wait (each load holds at most loadRows × LOAD_MAX_FACTOR). */
+/** Acknowledged rows not yet loaded past which new ingests wait. */
 const MAX_WAITING_ROWS = 1_000_000;
-const LOAD_MAX_FACTOR = 4;
-const BUSY_LOAD_FACTOR = 1.1;
+/**
+ * Most rows in one load, in loadRows: about one row group, so that a backlog splits into loads
+ * that run side by side, and the load can end just past a whole row group (see BatchLoader).
+ */
+const LOAD_MAX_FACTOR = 1.1;
+/**
+ * Loads that run at once, each on one DuckDB thread (see setLoadThreads). In-process, 983,040
+ * events in 1-row-group loads: 2 side by side took 2.7–2.9 µs of wall time per event and 4.5–4.8
+ * µs of CPU, one at a time on one thread 4.5–4.6 / 4.4–4.5, one at a time on two threads
+ * 4.5–4.6 / 6.8–7.3 (bench/README.md, "concurrent loads").
+ */
+const MAX_CONCURRENT_LOADS = 2;
 
 export const EVENTS_FILE = 'events.duckdb';
 /** A readiness probe's own query: far below the probe's deadline, so that a busy pool reads as a reason, not a hang. */
 const READY_CHECK_TIMEOUT_MS = 1_000;
 
-/** A load runs on one DuckDB thread while batches were accepted within this long (see setLoadThreads). */
+/** Requests count as still arriving while a batch was accepted within this long (see checkpointWhenIdle). */
 const INGEST_BUSY_MS = 300;
+/** How often the store looks whether DuckDB's threads can go back to queries (see setLoadThreads). */
+const THREADS_BACK_MS = 300;
+
+/** DuckDB's default max_vacuum_tasks: what a checkpoint after a trim runs with (see checkpointIfOwed). */
+const VACUUM_TASKS = 100;
 
 /** Quiet time after the last append before the store checkpoints (see checkpointWhenIdle). */
 const IDLE_CHECKPOINT_MS = 1000;
@@ -151,22 +169,44 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
     allocator_flush_threshold: '16MB',
     allocator_bulk_deallocation_flush_threshold: '64MB',
     allocator_background_threads: 'true',
+    // A checkpoint's vacuum merges neighbouring row groups that are not full by writing them
+    // again. Loads leave such groups (one that is not a whole number of row groups, or any
+    // load on several threads, which ends one group per thread), so with vacuum on, the
+    // checkpoint after a burst of 1,000,000 events wrote most of them a second time: 1.5–3.4 s
+    // of CPU, and more when it fell between two loads (bench/README.md, "vacuum"). Partial
+    // row groups cost queries next to nothing; the space a trim frees is what vacuum is for,
+    // and a trim asks for one checkpoint with it (see checkpointIfOwed).
+    max_vacuum_tasks: '0',
     ...(options.threads === undefined ? {} : { threads: String(options.threads) }),
   });
   openFiles.add(file);
   const pool = new ConnectionPool(instance, settings.connections);
   try {
-    const { catalog, loadedThrough } = await pool.use(async (connection) => {
+    const { catalog, loaded } = await pool.use(async (connection) => {
       await migrateCatalog(connection);
-      return { catalog: await loadCatalog(connection), loadedThrough: await readLoadedThrough(connection) };
+      return { catalog: await loadCatalog(connection), loaded: await readLoadedBatches(connection) };
     });
     const recovered = recoverLog(logDir);
-    const store = new DuckDBEventStore(instance, pool, catalog, logDir, settings, options.onBackgroundError ?? (() => undefined), () => openFiles.delete(file), options.restage);
+    const loadConcurrency = Math.max(1, Math.min(MAX_CONCURRENT_LOADS, options.threads ?? availableParallelism()));
+    const store = new DuckDBEventStore(
+      instance,
+      pool,
+      catalog,
+      logDir,
+      { ...settings, loadConcurrency },
+      options.onBackgroundError ?? (() => undefined),
+      () => openFiles.delete(file),
+      options.restage,
+    );
     await store.readThreads();
-    await store.replay(recovered.batches.filter((entry) => entry.seq > loadedThrough));
-    // Everything the log held is in the tables now; unreferenced files were never acknowledged.
+    await store.replay(recovered.batches.filter((entry) => entry.seq > loaded.through && !loaded.past.has(entry.seq)));
+    // Everything the log held is in the tables now: the position moves past all of it before its
+    // files go, so that no number it used can be handed out again and taken for loaded.
+    let lastSeq = recovered.nextSeq - 1n > loaded.through ? recovered.nextSeq - 1n : loaded.through;
+    for (const seq of loaded.past) if (seq > lastSeq) lastSeq = seq;
+    await store.compactLoaded(lastSeq);
     clearLogDir(logDir);
-    store.startLog(recovered.nextSeq > loadedThrough ? recovered.nextSeq : loadedThrough + 1n);
+    store.startLog(lastSeq + 1n);
     return store;
   } catch (error) {
     pool.close();
@@ -217,6 +257,10 @@ class DuckDBEventStore implements EventStore {
   private readonly shutdown = new AbortController();
   private nextDatasetId: number;
   private checkpointOwed = false;
+  /** The log position last written to timemark_ingest_log (see compactLoaded). */
+  private compactedThrough = 0n;
+  /** The owed checkpoint should also vacuum: rows were deleted (see openEventStore's max_vacuum_tasks). */
+  private vacuumOwed = false;
   private checkpointTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
@@ -234,7 +278,7 @@ class DuckDBEventStore implements EventStore {
     private readonly pool: ConnectionPool,
     private readonly catalog: Map<string, CatalogEntry>,
     readonly stagingDir: string,
-    private readonly settings: { memoryLimit: string; maxFieldsPerDataset: number; loadRows: number; loadLingerMs: number },
+    private readonly settings: { memoryLimit: string; maxFieldsPerDataset: number; loadRows: number; loadLingerMs: number; loadConcurrency: number },
     private readonly onBackgroundError: (error: unknown) => void,
     private readonly onClosed: () => void,
     private readonly restage: Restage | undefined,
@@ -242,18 +286,17 @@ class DuckDBEventStore implements EventStore {
     this.nextDatasetId = Math.max(0, ...[...catalog.values()].map((entry) => entry.id)) + 1;
     this.loader = new BatchLoader<PendingLoad>({
       load: (items) => this.load(items),
-      afterLoad: async (items, loadedSeq) => {
+      afterLoad: async (items, loadedThrough) => {
         await Promise.all(items.flatMap((item) => [item.batch.file, ...(item.bodyFile ? [item.bodyFile] : [])]).map((file) => rm(file, { force: true })));
-        await this.log?.release(loadedSeq);
+        await this.log?.release(loadedThrough);
       },
       onError: onBackgroundError,
       minRows: settings.loadRows,
       lingerMs: settings.loadLingerMs,
-      // A load started while requests arrive runs on one thread to its end (see setLoadThreads):
-      // kept to about one row group, so that one never holds up the rest once they stop.
-      maxRowsPerLoad: () => (this.ingestBusy() ? settings.loadRows * BUSY_LOAD_FACTOR : settings.loadRows * LOAD_MAX_FACTOR),
+      maxRowsPerLoad: settings.loadRows * LOAD_MAX_FACTOR,
       maxWaitingRows: MAX_WAITING_ROWS,
       alignRows: DUCKDB_ROW_GROUP_ROWS,
+      concurrency: settings.loadConcurrency,
     });
   }
 
@@ -271,6 +314,12 @@ class DuckDBEventStore implements EventStore {
       const end = logged.firstRowId + BigInt(batch.count);
       if (end > entry.nextRowId) entry.nextRowId = end;
     }
+  }
+
+  /** Folds the loads' records into the log position, which everything up to `through` has reached. */
+  async compactLoaded(through: bigint): Promise<void> {
+    await this.transaction((connection) => compactLoaded(connection, through));
+    this.compactedThrough = through;
   }
 
   /** A logged batch's staged file as it was: kept as is, or decoded again from the kept body. */
@@ -327,6 +376,7 @@ class DuckDBEventStore implements EventStore {
     this.assertOpen();
     // Read-your-writes: whatever was acknowledged before this read is loaded before it runs.
     await this.loader.flush();
+    if (this.threadsNow !== this.threads && this.loader.idle) await this.setLoadThreads(this.threads);
     return this.readLoaded(budget, transaction, work);
   }
 
@@ -383,12 +433,17 @@ class DuckDBEventStore implements EventStore {
       const entry = this.catalog.get(dataset);
       if (!entry) return 0;
       await this.loader.flush();
-      return this.transaction(async (connection) => {
+      const deleted = await this.transaction(async (connection) => {
         // The newest rows may be among those deleted: record how far the numbering got, so it never restarts below.
         await connection.run('UPDATE timemark_datasets SET next_rowid = $1 WHERE id = $2', [entry.nextRowId, entry.id]);
         const result = await connection.run(`DELETE FROM ${quoteIdentifier(entry.schema.table)} WHERE ${quoteIdentifier('_time')} < $1`, [beforeNs]);
         return Number(result.rowsChanged);
       });
+      if (deleted > 0) {
+        this.vacuumOwed = true;
+        this.owesCheckpoint();
+      }
+      return deleted;
     });
   }
 
@@ -483,13 +538,13 @@ class DuckDBEventStore implements EventStore {
   }
 
   /**
-   * DuckDB runs a statement on the calling thread and its own workers, and the calling thread
-   * polls for work whenever the others hold all of it: during an ingest burst, perf put 15% of
-   * the service's CPU in that loop's mutex lock and unlock, taken from the threads decoding
-   * requests. So while requests keep arriving a load runs on one thread, which then always has
-   * work, and once they stop the rest loads on all of them (bench/README.md, "ingest log").
-   * The setting is the instance's: a query that starts meanwhile also runs on one thread, and
-   * once requests stop the store sets it back whether or not another load follows.
+   * Loads run on one DuckDB thread each, side by side (see MAX_CONCURRENT_LOADS): DuckDB runs a
+   * statement on the calling thread and its own workers, and the calling thread polls for work
+   * whenever the others hold all of it (perf over an ingest burst put 15% of the service's CPU
+   * in that loop's mutex lock and unlock), and a load's insert does not spread well over
+   * threads. The setting is the instance's: it goes back to every thread once no load runs or
+   * waits, before any read that finds the loader idle, or else by this timer. A query that
+   * starts while loads run gets one thread.
    */
   private async setLoadThreads(threads: number): Promise<void> {
     clearTimeout(this.threadsTimer);
@@ -500,9 +555,8 @@ class DuckDBEventStore implements EventStore {
     if (this.threadsNow !== this.threads) {
       this.threadsTimer = setTimeout(() => {
         if (this.closing) return;
-        if (this.ingestBusy()) void this.setLoadThreads(1).catch(this.onBackgroundError);
-        else void this.setLoadThreads(this.threads).catch(this.onBackgroundError);
-      }, INGEST_BUSY_MS).unref();
+        void this.setLoadThreads(this.loader.idle ? this.threads : 1).catch(this.onBackgroundError);
+      }, THREADS_BACK_MS).unref();
     }
   }
 
@@ -512,8 +566,8 @@ class DuckDBEventStore implements EventStore {
   }
 
   /**
-   * Loads accepted batches in one transaction that records the log position it reached: one
-   * statement per group of batches that are laid out alike and go to the same table.
+   * Loads accepted batches in one transaction that records them as loaded: one statement per
+   * group of batches that are laid out alike and go to the same table.
    */
   private async load(items: readonly PendingLoad[]): Promise<void> {
     const groups = new Map<string, PendingLoad[]>();
@@ -523,13 +577,13 @@ class DuckDBEventStore implements EventStore {
       if (group) group.push(item);
       else groups.set(key, [item]);
     }
-    await this.setLoadThreads(this.ingestBusy() ? 1 : this.threads);
+    await this.setLoadThreads(1);
     await this.transaction(async (connection) => {
       for (const group of groups.values()) {
         const first = group[0] as PendingLoad;
         await insertStaged(connection, first.entry.schema.table, group, first.plan);
       }
-      await recordLoadedThrough(connection, (items[items.length - 1] as PendingLoad).seq);
+      await recordLoaded(connection, items.map((item) => item.seq));
     });
     this.checkpointIfOwed();
     this.checkpointWhenIdle();
@@ -576,11 +630,23 @@ class DuckDBEventStore implements EventStore {
   private checkpointIfOwed(): void {
     if (!this.checkpointOwed || this.closing) return;
     this.checkpointOwed = false;
+    const vacuum = this.vacuumOwed;
+    this.vacuumOwed = false;
     void this.pool
-      .use((connection) => connection.run('CHECKPOINT'))
+      .use(async (connection) => {
+        if (!vacuum) return void (await connection.run('CHECKPOINT'));
+        // The setting is the instance's: a checkpoint that runs meanwhile vacuums as well, which only costs it time.
+        await connection.run(`SET max_vacuum_tasks = ${VACUUM_TASKS}`);
+        try {
+          await connection.run('CHECKPOINT');
+        } finally {
+          await connection.run('SET max_vacuum_tasks = 0');
+        }
+      })
       .catch((error: unknown) => {
         if (this.closing) return;
         this.checkpointOwed = true;
+        this.vacuumOwed ||= vacuum;
         if (!(error instanceof Error && /Cannot CHECKPOINT/i.test(error.message))) this.onBackgroundError(error);
         clearTimeout(this.checkpointTimer);
         this.checkpointTimer = setTimeout(() => this.checkpointIfOwed(), 1000).unref();
@@ -595,7 +661,14 @@ class DuckDBEventStore implements EventStore {
    */
   private checkpointWhenIdle(): void {
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.owesCheckpoint(), IDLE_CHECKPOINT_MS).unref();
+    this.idleTimer = setTimeout(() => {
+      // Not while a load runs or waits (a load longer than the quiet time used to set it off
+      // mid-burst, where it failed and then ran between two loads); the last load sets it again.
+      if (!this.loader.idle || this.ingestBusy() || this.closing) return;
+      const through = this.loader.loadedThrough;
+      const compacted = through > this.compactedThrough ? this.compactLoaded(through) : Promise.resolve();
+      void compacted.then(() => this.owesCheckpoint(), this.onBackgroundError);
+    }, IDLE_CHECKPOINT_MS).unref();
   }
 
   private assertOpen(): void {

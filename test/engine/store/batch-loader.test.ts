@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BatchLoader, LoadFailedError, type BatchLoaderOptions, type Loadable } from '../../../src/engine/store/batch-loader.js';
 
 /** A loader whose loads are recorded (and can be made to fail), with the options under test. */
@@ -100,5 +100,71 @@ describe('the batch loader', () => {
     for (let seq = 1; seq <= 5; seq++) instance.add(item(seq));
     await instance.close();
     expect(loads).toEqual([[1n, 2n], [3n, 4n], [5n]]);
+  });
+
+  it('runs up to `concurrency` loads at once and counts as loaded only what lies below the oldest batch still loading', async () => {
+    const release: Record<string, () => void> = {};
+    const started: bigint[][] = [];
+    const after: bigint[] = [];
+    const instance = new BatchLoader<Loadable>({
+      // Each load waits until the test lets it finish, so the second can finish first.
+      load: (items) => {
+        started.push(items.map((entry) => entry.seq));
+        return new Promise<void>((resolve) => (release[String(items[0]?.seq)] = resolve));
+      },
+      afterLoad: async (_items, loadedThrough) => void after.push(loadedThrough),
+      onError: () => undefined,
+      minRows: 100,
+      lingerMs: 10_000,
+      maxRowsPerLoad: 100,
+      maxWaitingRows: 1000,
+      concurrency: 2,
+    });
+    for (let seq = 1; seq <= 3; seq++) instance.add(item(seq, 100));
+    await vi.waitFor(() => expect(started).toEqual([[1n], [2n]]));
+    let flushed = false;
+    const flush = instance.flush().then(() => (flushed = true));
+    release['2']?.();
+    await vi.waitFor(() => expect(after).toEqual([0n]));
+    // Batch 2 is in, but batch 1 is not: nothing counts as loaded yet, and batch 3 takes the free slot.
+    expect(instance.loadedThrough).toBe(0n);
+    await vi.waitFor(() => expect(started).toEqual([[1n], [2n], [3n]]));
+    release['1']?.();
+    await vi.waitFor(() => expect(after).toEqual([0n, 2n]));
+    expect(flushed).toBe(false);
+    expect(instance.idle).toBe(false);
+    release['3']?.();
+    await flush;
+    expect(instance.loadedThrough).toBe(3n);
+    expect(instance.idle).toBe(true);
+  });
+
+  it('puts a failed load back in line ahead of later batches while a load beside it succeeds', async () => {
+    const attempts: bigint[][] = [];
+    let failFirst = true;
+    const instance = new BatchLoader<Loadable>({
+      load: async (items) => {
+        attempts.push(items.map((entry) => entry.seq));
+        await new Promise((resolve) => setTimeout(resolve, items[0]?.seq === 1n ? 20 : 5));
+        if (items[0]?.seq === 1n && failFirst) {
+          failFirst = false;
+          throw new Error('disk full');
+        }
+      },
+      afterLoad: async () => undefined,
+      onError: () => undefined,
+      minRows: 100,
+      lingerMs: 10_000,
+      maxRowsPerLoad: 100,
+      maxWaitingRows: 1000,
+      concurrency: 2,
+    });
+    for (let seq = 1; seq <= 2; seq++) instance.add(item(seq, 100));
+    await vi.waitFor(() => expect(() => instance.check()).toThrow(LoadFailedError));
+    // Batch 2 loaded beside it, but batch 1 waits for its retry: nothing counts as loaded.
+    expect(instance.loadedThrough).toBe(0n);
+    await vi.waitFor(() => expect(instance.loadedThrough).toBe(2n), { timeout: 2000 });
+    expect(attempts).toEqual([[1n], [2n], [1n]]);
+    expect(() => instance.check()).not.toThrow();
   });
 });

@@ -2,7 +2,11 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { httpLogs } from '../../../bench/lib/http-logs.mjs';
+import { decodeBody } from '../../../src/engine/ingest/decode.js';
 import { ingestEvents } from '../../../src/engine/ingest/ingest-events.js';
+import { INGEST_LIMITS } from '../../../src/engine/ingest/limits.js';
+import { parseIngestOptions } from '../../../src/engine/ingest/options.js';
+import { stagingFile } from '../../../src/engine/ingest/staging-file.js';
 import { joinFieldTypes } from '../../../src/engine/schema.js';
 import { QueryCancelledError, QueryMemoryError, QueryTimeoutError, StoreClosedError, StoreLockedError } from '../../../src/engine/store/errors.js';
 import { openEventStore } from '../../../src/engine/store/event-store.js';
@@ -267,13 +271,34 @@ describe('event store', () => {
     await expect(handle.store.check()).rejects.toBeInstanceOf(StoreClosedError);
   });
 
-  it('loads on one DuckDB thread while ingests arrive, and gives queries every thread back once they stop', async () => {
+  it('loads on one DuckDB thread and gives queries every thread back once no load runs or waits', async () => {
     const handle = await fresh({ threads: 2 });
     const threads = async () => (await handle.query("SELECT current_setting('threads') AS threads"))[0]?.threads;
     await handle.load('busy', [{ a: 1 }]);
-    // This read loads the batch accepted a moment ago, on one thread.
-    expect(await threads()).toBe(1n);
-    await vi.waitFor(async () => expect(await threads()).toBe(2n), { timeout: 3000, interval: 100 });
+    // This read loads the batch accepted a moment ago, on one thread, then runs on both.
+    expect(await threads()).toBe(2n);
+  });
+
+  it('keeps vacuum off, and vacuums in the checkpoint after a trim', async () => {
+    const handle = await fresh({ threads: 2 });
+    const vacuumTasks = async () => (await handle.query("SELECT current_setting('max_vacuum_tasks') AS tasks"))[0]?.tasks;
+    expect(await vacuumTasks()).toBe(0n);
+    // Three row groups' worth (122,880 rows each), every other event older than the trim.
+    const lines = Array.from({ length: 300_000 }, (_, i) => `{"_time":${i % 2 === 0 ? 1_000 : 2_000_000_000},"i":${i}}`);
+    const options = parseIngestOptions({ contentType: 'application/x-ndjson' });
+    for (let start = 0; start < lines.length; start += 10_000) {
+      const body = Buffer.from(lines.slice(start, start + 10_000).join('\n'));
+      const decoded = decodeBody(body, options, { file: stagingFile(handle.store.stagingDir), nowMs: 0, limits: INGEST_LIMITS });
+      await handle.store.append('trimmed', decoded.batch);
+    }
+    const table = handle.store.schema('trimmed')?.table as string;
+    const stored = async () => (await handle.query(`SELECT sum(count) AS n FROM pragma_storage_info('${table}') WHERE column_path = '[0]'`))[0]?.n;
+    await vi.waitFor(async () => expect(await stored()).toBe(300_000n), { timeout: 10_000, interval: 200 });
+    expect(await handle.store.trim('trimmed', 1_000_000_000n * 1_000_000_000n)).toBe(150_000);
+    // Without vacuum every row group would keep its deleted half (none is wholly deleted); vacuum
+    // rewrites those it can merge into fewer, leaving them only the rows left.
+    await vi.waitFor(async () => expect(await stored()).toBeLessThanOrEqual(225_000n), { timeout: 10_000, interval: 200 });
+    expect(await vacuumTasks()).toBe(0n);
   });
 
   it('refuses a second store on the same data dir and new work once closed', async () => {

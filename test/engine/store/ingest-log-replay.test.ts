@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { restageBody } from '../../../src/engine/ingest/restage.js';
-import { LOG_DIR } from '../../../src/engine/store/event-store.js';
+import { EVENTS_FILE, LOG_DIR } from '../../../src/engine/store/event-store.js';
 import { exited } from '../../helpers/child-process.js';
 import { openTestStore } from '../../helpers/event-store.js';
 import { makeTempDir } from '../../helpers/local-service.js';
@@ -13,8 +15,9 @@ const dataDir = makeTempDir('ingest-log-replay');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** Runs the child until it printed `acked` for every batch, then kills it with SIGKILL. */
-async function appendThenKill(batches: number, perBatch: number): Promise<void> {
-  const child = spawn(process.execPath, [CHILD, dataDir, String(batches), String(perBatch)], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function appendThenKill(batches: number, perBatch: number, loadRows?: number): Promise<void> {
+  const args = [CHILD, dataDir, String(batches), String(perBatch), ...(loadRows ? [String(loadRows)] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -62,5 +65,40 @@ describe('the ingest log', () => {
     const handle = await openTestStore({ dataDir, restage: restageBody });
     expect(await handle.query(`SELECT count(*) AS n FROM ${handle.store.schema('replayed')?.table}`)).toEqual([{ n: 60n }]);
     await handle.close({ keep: true });
+  });
+
+  it('replays, exactly once, around batches that loads side by side recorded before kill -9', async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    const batches = 12;
+    const perBatch = 250;
+    await appendThenKill(batches, perBatch, perBatch);
+    // The loads recorded their batches one by one, past the position (it only moves when the store idles).
+    const instance = await DuckDBInstance.create(join(dataDir, EVENTS_FILE));
+    const connection = await instance.connect();
+    const recorded = (await connection.runAndReadAll('SELECT count(*) FROM timemark_loaded_batches')).getRowsJS()[0]?.[0];
+    const position = (await connection.runAndReadAll('SELECT loaded_through FROM timemark_ingest_log')).getRowsJS()[0]?.[0];
+    connection.closeSync();
+    instance.closeSync();
+    expect(Number(recorded)).toBeGreaterThanOrEqual(3);
+    expect(position).toBe(0n);
+
+    const handle = await openTestStore({ dataDir, restage: restageBody });
+    try {
+      const table = handle.store.schema('replayed')?.table as string;
+      const rows = await handle.query(`SELECT count(*) AS n, count(DISTINCT _rowid) AS ids, max(_rowid) AS last FROM ${table}`);
+      expect(rows).toEqual([{ n: BigInt(batches * perBatch), ids: BigInt(batches * perBatch), last: BigInt(batches * perBatch - 1) }]);
+      await handle.load('replayed', [{ batch: 99 }]);
+      expect(await handle.query(`SELECT count(*) AS n FROM ${table}`)).toEqual([{ n: BigInt(batches * perBatch + 1) }]);
+    } finally {
+      await handle.close({ keep: true });
+    }
+    // Once open, the position covers everything and the records are folded into it.
+    const again = await openTestStore({ dataDir, restage: restageBody });
+    try {
+      expect(await again.query('SELECT count(*) AS n FROM timemark_loaded_batches')).toEqual([{ n: 0n }]);
+      expect(await again.query(`SELECT count(*) AS n FROM ${again.store.schema('replayed')?.table}`)).toEqual([{ n: BigInt(batches * perBatch + 1) }]);
+    } finally {
+      await again.close({ keep: true });
+    }
   });
 });
