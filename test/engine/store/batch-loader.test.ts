@@ -28,6 +28,9 @@ function loader(options: Partial<BatchLoaderOptions<Loadable>> = {}) {
 
 const item = (seq: number, rows = 10): Loadable => ({ seq: BigInt(seq), rows });
 
+/** Loads of one 100-row batch each, two at a time, never waiting for more. */
+const ONE_BATCH_TWO_AT_ONCE = { onError: () => undefined, minRows: 100, lingerMs: 10_000, maxRowsPerLoad: 100, maxWaitingRows: 1000, concurrency: 2 } as const;
+
 describe('the batch loader', () => {
   it('gathers waiting batches into one load after the linger, in order', async () => {
     const { instance, loads } = loader();
@@ -113,12 +116,7 @@ describe('the batch loader', () => {
         return new Promise<void>((resolve) => (release[String(items[0]?.seq)] = resolve));
       },
       afterLoad: async (_items, loadedThrough) => void after.push(loadedThrough),
-      onError: () => undefined,
-      minRows: 100,
-      lingerMs: 10_000,
-      maxRowsPerLoad: 100,
-      maxWaitingRows: 1000,
-      concurrency: 2,
+      ...ONE_BATCH_TWO_AT_ONCE,
     });
     for (let seq = 1; seq <= 3; seq++) instance.add(item(seq, 100));
     await vi.waitFor(() => expect(started).toEqual([[1n], [2n]]));
@@ -152,12 +150,7 @@ describe('the batch loader', () => {
         }
       },
       afterLoad: async () => undefined,
-      onError: () => undefined,
-      minRows: 100,
-      lingerMs: 10_000,
-      maxRowsPerLoad: 100,
-      maxWaitingRows: 1000,
-      concurrency: 2,
+      ...ONE_BATCH_TWO_AT_ONCE,
     });
     for (let seq = 1; seq <= 2; seq++) instance.add(item(seq, 100));
     await vi.waitFor(() => expect(() => instance.check()).toThrow(LoadFailedError));
