@@ -35,7 +35,7 @@ export interface BatchLoaderOptions<T extends Loadable> {
   /** How long the oldest waiting batch may wait for others before a load starts anyway. */
   readonly lingerMs: number;
   /** Most rows in one load (DuckDB holds a transaction's rows in memory until it commits). */
-  readonly maxRowsPerLoad: number | (() => number);
+  readonly maxRowsPerLoad: number;
   /** Past this many waiting rows, `room()` holds new ingests back until a load catches up. */
   readonly maxWaitingRows: number;
   /** Loads prefer row counts just past a multiple of this (DuckDB's row group size; see loadSize). */
@@ -189,7 +189,7 @@ export class BatchLoader<T extends Loadable> {
    */
   private loadSize(): { count: number; rows: number } {
     const align = this.options.alignRows;
-    const limit = typeof this.options.maxRowsPerLoad === 'number' ? this.options.maxRowsPerLoad : this.options.maxRowsPerLoad();
+    const limit = this.options.maxRowsPerLoad;
     let best = { count: 0, rows: 0, waste: Number.POSITIVE_INFINITY };
     let rows = 0;
     for (let count = 1; count <= this.queue.length; count++) {

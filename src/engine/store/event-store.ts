@@ -204,7 +204,7 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
     // files go, so that no number it used can be handed out again and taken for loaded.
     let lastSeq = recovered.nextSeq - 1n > loaded.through ? recovered.nextSeq - 1n : loaded.through;
     for (const seq of loaded.past) if (seq > lastSeq) lastSeq = seq;
-    await store.compactLoaded(lastSeq);
+    if (lastSeq > loaded.through || loaded.past.size > 0) await store.compactLoaded(lastSeq);
     clearLogDir(logDir);
     store.startLog(lastSeq + 1n);
     return store;
@@ -343,7 +343,9 @@ class DuckDBEventStore implements EventStore {
     this.threadsNow = this.threads;
   }
 
+  /** Starts the log after `nextSeq - 1`, the position timemark_ingest_log holds now. */
   startLog(nextSeq: bigint): void {
+    this.compactedThrough = nextSeq - 1n;
     this.log = IngestLog.create(this.stagingDir, nextSeq);
     this.loader.startAfter(nextSeq - 1n);
   }
