@@ -7,7 +7,8 @@ import { APL_CAP_ADVICE, decodeRows, type CapAdvice, type DecodedRows } from '..
 import { buildTabular, type QueryStatus, type TabularResult } from '../results/tabular.js';
 import type { DatasetSchema } from '../schema.js';
 import { compilePlan, type CompiledQuery, type Counter, type Statement } from '../sql/compile.js';
-import type { EventReader, QueryRows, RunSql } from '../store/types.js';
+import { scanOf } from '../plan/build.js';
+import type { EventReader, QueryBudget, QueryRows, RunSql } from '../store/types.js';
 
 export type ResultFormat = 'tabular' | 'legacy';
 export type QueryResult = TabularResult | LegacyResult;
@@ -78,14 +79,35 @@ export async function runPlan(
   },
 ): Promise<RanPlan> {
   const { limits } = options;
-  const compiled = compilePlan(plan);
   const budget = { timeoutMs: limits.timeoutMs, maxRows: limits.maxRows, ...(options.signal ? { signal: options.signal } : {}) };
-  // One statement is one snapshot by itself; a counter's second statement needs a read transaction to share it.
-  const read = hasFallback(compiled)
-    ? await options.reader.read(budget, (run) => execute(run, compiled))
-    : await execute((sql, params) => options.reader.readOne(budget, sql, params), compiled);
-  const rows = decodeRows(plan, compiled.columns, read.rows, { maxResultBytes: limits.maxResultBytes, advice: options.capAdvice ?? APL_CAP_ADVICE });
-  return { columns: compiled.columns, rows, examined: read.examined, matched: read.matched };
+  const read = await readCounted(plan, options.reader, budget);
+  const rows = decodeRows(plan, read.compiled.columns, read.rows, { maxResultBytes: limits.maxResultBytes, advice: options.capAdvice ?? APL_CAP_ADVICE });
+  return { columns: read.compiled.columns, rows, examined: read.examined, matched: read.matched };
+}
+
+/**
+ * Reads the plan and its counters. When the store knows how many rows the window holds (it takes
+ * in a whole table, or none of it), the statement does not count them; if a commit then came
+ * between that answer and the end of the read, the rows read may be of another version, and the
+ * plan is read again the ordinary way, counters and all in one snapshot.
+ */
+async function readCounted(plan: PlanNode, reader: EventReader, budget: QueryBudget): Promise<ReadOutcome & { readonly compiled: CompiledQuery }> {
+  const scan = scanOf(plan);
+  const known = reader.windowRows(scan.table, scan.time.start, scan.time.end);
+  if (known) {
+    const compiled = compilePlan(plan, { examinedKnown: true });
+    const read = await readCompiled(reader, budget, compiled, known.rows);
+    if (reader.unchangedSince(known.version)) return { ...read, compiled };
+  }
+  const compiled = compilePlan(plan);
+  return { ...(await readCompiled(reader, budget, compiled)), compiled };
+}
+
+/** One statement is one snapshot by itself; a counter's second statement needs a read transaction to share it. */
+function readCompiled(reader: EventReader, budget: QueryBudget, compiled: CompiledQuery, examinedKnown?: number): Promise<ReadOutcome> {
+  return hasFallback(compiled)
+    ? reader.read(budget, (run) => execute(run, compiled, examinedKnown))
+    : execute((sql, params) => reader.readOne(budget, sql, params), compiled, examinedKnown);
 }
 
 /** `status` of a result: counters count real rows; `elapsedTime` in microseconds since `started`. */
@@ -112,11 +134,14 @@ interface ReadOutcome {
 }
 
 function hasFallback(compiled: CompiledQuery): boolean {
-  return compiled.examined.fallback !== undefined || compiled.matched?.fallback !== undefined;
+  return compiled.examined?.fallback !== undefined || compiled.matched?.fallback !== undefined;
 }
 
-/** The result and its counters, in one snapshot: `rowsExamined` and `rowsMatched` count real rows. */
-async function execute(run: RunSql, compiled: CompiledQuery): Promise<ReadOutcome> {
+/**
+ * The result and its counters, in one snapshot: `rowsExamined` and `rowsMatched` count real rows.
+ * `examinedKnown` is the window's count when the statement does not compute it.
+ */
+async function execute(run: RunSql, compiled: CompiledQuery, examinedKnown = 0): Promise<ReadOutcome> {
   const rows = await runStatement(run, compiled);
   const counter = async (counted: Counter): Promise<number> => {
     const index = rows.columnNames.indexOf(counted.column);
@@ -126,7 +151,7 @@ async function execute(run: RunSql, compiled: CompiledQuery): Promise<ReadOutcom
     const alone = await runStatement(run, counted.fallback);
     return Number(alone.columns[0]?.[0] ?? 0);
   };
-  const examined = await counter(compiled.examined);
+  const examined = compiled.examined ? await counter(compiled.examined) : examinedKnown;
   const matched = compiled.matched ? await counter(compiled.matched) : examined;
   return { rows, examined, matched };
 }

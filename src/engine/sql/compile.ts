@@ -23,14 +23,26 @@ export interface Counter {
 export interface CompiledQuery extends Statement {
   /** The result's columns in SELECT order (hidden ones included: the shaper needs flags and row ids). */
   readonly columns: readonly PlanColumn[];
-  /** `rowsExamined`: the rows in the time window. */
-  readonly examined: Counter;
+  /**
+   * `rowsExamined`: the rows in the time window. Absent when compiled with `examinedKnown` and
+   * nothing counts them for free: then the caller has the number.
+   */
+  readonly examined?: Counter;
   /**
    * `rowsMatched`: the rows out of the filters before the first limit or aggregation. Absent when
    * there is no such filter (then it is `rowsExamined`). An aggregation totals its input's rows
    * itself; a raw query counts them with a second pass over the filter.
    */
   readonly matched?: Counter;
+}
+
+export interface CompileOptions {
+  /**
+   * The caller knows how many rows the window holds (the store's TableExtents): the statement
+   * does not count them, which is a scalar subquery beside the query (0.4–1 ms of DuckDB's
+   * pipelines even when statistics answer it).
+   */
+  readonly examinedKnown?: boolean;
 }
 
 /** Counter columns; single letters never clash with the generated `c<n>` names. */
@@ -48,7 +60,7 @@ const MATCHED = 'm';
  * Without one, an empty result means an empty window, and both counters are 0. Every other query
  * is exactly one statement, which DuckDB reads from one snapshot.
  */
-export function compilePlan(root: PlanNode): CompiledQuery {
+export function compilePlan(root: PlanNode, options: CompileOptions = {}): CompiledQuery {
   const params = new Params();
   const scan = scanOf(root);
   const compiler = new PlanCompiler(params, scan);
@@ -73,25 +85,30 @@ export function compilePlan(root: PlanNode): CompiledQuery {
     return { column, fallback: { sql: count(fallback), params: fallback.values } };
   };
 
-  let examined: Counter;
+  let examined: Counter | undefined;
   let matched: Counter | undefined;
-  // Every shape but an unfiltered aggregation counts the window with a scalar subquery.
-  const subqueries = !compiler.carryMatchedFrom || hasFilter;
+  let subqueries = false;
+  const countWindow = (): void => {
+    if (options.examinedKnown) return;
+    select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
+    examined = counter(EXAMINED, countInWindow);
+    subqueries = true;
+  };
   if (compiler.carryMatchedFrom) {
     select.push(quoteIdentifier(MATCHED));
     if (hasFilter) {
-      select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
-      examined = counter(EXAMINED, countInWindow);
+      countWindow();
       matched = counter(MATCHED, countStage);
     } else {
+      // Without a filter the aggregation's own count is the window's, known or not.
       examined = counter(MATCHED, countInWindow);
     }
   } else {
-    select.push(`(${countInWindow(params)}) AS ${quoteIdentifier(EXAMINED)}`);
-    examined = counter(EXAMINED, countInWindow);
+    countWindow();
     if (hasFilter) {
       select.push(`(${countStage(params)}) AS ${quoteIdentifier(MATCHED)}`);
       matched = counter(MATCHED, countStage);
+      subqueries = true;
     }
   }
   // A counter subquery beside ORDER BY … LIMIT puts its cross product between the scan and the
@@ -102,7 +119,7 @@ export function compilePlan(root: PlanNode): CompiledQuery {
     root.kind === 'limit' && subqueries
       ? `SELECT ${select.join(', ')} FROM (SELECT * FROM (${body}) AS q${tail}) AS q${atMostOneRow(root) ? '' : orderClause(root.input.order)}`
       : `SELECT ${select.join(', ')} FROM (${body}) AS q${tail}`;
-  return { sql, params: params.values, columns: root.columns, examined, ...(matched ? { matched } : {}) };
+  return { sql, params: params.values, columns: root.columns, ...(examined ? { examined } : {}), ...(matched ? { matched } : {}) };
 }
 
 function* chain(node: PlanNode): Generator<PlanNode> {

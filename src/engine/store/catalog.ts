@@ -22,8 +22,11 @@ export interface CatalogEntry {
   nextColumn: number;
 }
 
+/** The physical column of `_time`, in every dataset table (nanoseconds, NOT NULL). */
+export const TIME_COLUMN = '_time';
+
 export const BASE_FIELDS: readonly FieldSchema[] = [
-  { name: TIME_FIELD, column: '_time', storage: 'timestamp', types: ['datetime'] },
+  { name: TIME_FIELD, column: TIME_COLUMN, storage: 'timestamp', types: ['datetime'] },
   { name: SYS_TIME_FIELD, column: '_systime', storage: 'timestamp', types: ['datetime'] },
 ];
 
@@ -143,7 +146,7 @@ export async function compactLoaded(connection: DuckDBConnection, through: bigin
 export async function createDatasetTable(connection: DuckDBConnection, id: number, name: string): Promise<CatalogEntry> {
   const table = `ds_${id}`;
   await connection.run(
-    `CREATE TABLE ${quoteIdentifier(table)} (${quoteIdentifier('_time')} BIGINT NOT NULL, ${quoteIdentifier('_systime')} BIGINT NOT NULL, ${quoteIdentifier(ROW_ID_COLUMN)} BIGINT NOT NULL)`,
+    `CREATE TABLE ${quoteIdentifier(table)} (${quoteIdentifier(TIME_COLUMN)} BIGINT NOT NULL, ${quoteIdentifier('_systime')} BIGINT NOT NULL, ${quoteIdentifier(ROW_ID_COLUMN)} BIGINT NOT NULL)`,
   );
   await connection.run('INSERT INTO timemark_datasets VALUES ($1, $2, $3, 0, 1)', [id, name, table]);
   return { id, schema: { dataset: name, table, fields: BASE_FIELDS }, nextRowId: 0n, nextColumn: 1 };

@@ -18,6 +18,7 @@ import {
   readLoadedBatches,
   recordLoaded,
   recordLoadedThrough,
+  TIME_COLUMN,
   type CatalogEntry,
 } from './catalog.js';
 import { ConnectionPool } from './connection-pool.js';
@@ -28,6 +29,7 @@ import { readWithBudget } from './read.js';
 import { planSchema, type SchemaPlan } from './schema-plan.js';
 import type { StagedBatch } from './staged-batch.js';
 import { convertStorage } from './storage-sql.js';
+import { TableExtents, type Extent, type KnownWindowRows } from './table-extents.js';
 import type { EventReader, QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
 
 export interface EventStoreOptions {
@@ -95,6 +97,8 @@ const MAX_CONCURRENT_LOADS = 2;
 export const EVENTS_FILE = 'events.duckdb';
 /** A readiness probe's own query: far below the probe's deadline, so that a busy pool reads as a reason, not a hang. */
 const READY_CHECK_TIMEOUT_MS = 1_000;
+/** Measuring a table's extent (see TableExtents) reads statistics and one column at most. */
+const EXTENT_TIMEOUT_MS = 10_000;
 
 /** Requests count as still arriving while a batch was accepted within this long (see checkpointWhenIdle). */
 const INGEST_BUSY_MS = 300;
@@ -272,6 +276,7 @@ class DuckDBEventStore implements EventStore {
   private threadsNow = 1;
   private threadsTimer: NodeJS.Timeout | undefined;
   private readonly loader: BatchLoader<PendingLoad>;
+  private readonly extents: TableExtents;
 
   constructor(
     private readonly instance: DuckDBInstance,
@@ -284,6 +289,13 @@ class DuckDBEventStore implements EventStore {
     private readonly restage: Restage | undefined,
   ) {
     this.nextDatasetId = Math.max(0, ...[...catalog.values()].map((entry) => entry.id)) + 1;
+    this.extents = new TableExtents(
+      (table) => this.measureExtent(table),
+      (error) => {
+        // Measuring is only an optimisation; one cut off by shutdown is no fault.
+        if (!this.closing) onBackgroundError(error);
+      },
+    );
     this.loader = new BatchLoader<PendingLoad>({
       load: (items) => this.load(items),
       afterLoad: async (items, loadedThrough) => {
@@ -370,6 +382,24 @@ class DuckDBEventStore implements EventStore {
     return this.budgetedRead(budget, true, work);
   }
 
+  windowRows(table: string, start: bigint, end: bigint): KnownWindowRows | undefined {
+    // A read loads what was accepted before it runs: with anything waiting, the version would change under it.
+    return this.loader.idle && !this.closing ? this.extents.windowRows(table, start, end) : undefined;
+  }
+
+  unchangedSince(version: number): boolean {
+    return this.extents.unchangedSince(version);
+  }
+
+  /** A table's extent, for TableExtents: DuckDB answers the count and mostly the bounds from its statistics. */
+  private async measureExtent(table: string): Promise<Extent> {
+    const time = quoteIdentifier(TIME_COLUMN);
+    const sql = `SELECT count(*), min(${time}), max(${time}) FROM ${quoteIdentifier(table)}`;
+    const rows = await this.readLoaded({ timeoutMs: EXTENT_TIMEOUT_MS, maxRows: 1 }, false, (run) => run(sql, []));
+    const [count, first, last] = rows.columns.map((column) => column[0]);
+    return { rows: Number(count), first: typeof first === 'bigint' ? first : 0n, last: typeof last === 'bigint' ? last : 0n };
+  }
+
   readOne(budget: QueryBudget, sql: string, params: readonly SqlParam[]): Promise<QueryRows> {
     return this.budgetedRead(budget, false, (run) => run(sql, params));
   }
@@ -438,7 +468,7 @@ class DuckDBEventStore implements EventStore {
       const deleted = await this.transaction(async (connection) => {
         // The newest rows may be among those deleted: record how far the numbering got, so it never restarts below.
         await connection.run('UPDATE timemark_datasets SET next_rowid = $1 WHERE id = $2', [entry.nextRowId, entry.id]);
-        const result = await connection.run(`DELETE FROM ${quoteIdentifier(entry.schema.table)} WHERE ${quoteIdentifier('_time')} < $1`, [beforeNs]);
+        const result = await connection.run(`DELETE FROM ${quoteIdentifier(entry.schema.table)} WHERE ${quoteIdentifier(TIME_COLUMN)} < $1`, [beforeNs]);
         return Number(result.rowsChanged);
       });
       if (deleted > 0) {
@@ -459,6 +489,7 @@ class DuckDBEventStore implements EventStore {
         await this.loader.flush();
         await this.transaction((connection) => dropDatasetTable(connection, entry));
         this.catalog.delete(dataset);
+        this.extents.forget(entry.schema.table);
         this.owesCheckpoint();
         return true;
       }),
@@ -610,7 +641,7 @@ class DuckDBEventStore implements EventStore {
       try {
         const result = await work(connection);
         // DuckDB fsyncs its WAL before COMMIT returns: from here the change survives a crash.
-        await connection.run('COMMIT');
+        await this.extents.commit(() => connection.run('COMMIT'));
         return result;
       } catch (error) {
         await connection.run('ROLLBACK').catch(() => undefined);

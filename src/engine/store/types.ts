@@ -1,4 +1,5 @@
 import type { DatasetSchema } from '../schema.js';
+import type { KnownWindowRows } from './table-extents.js';
 
 /** A value bound to a `?` placeholder. bigint is BIGINT (nanosecond times), number is DOUBLE unless integral. */
 export type SqlParam = string | number | bigint | boolean | null;
@@ -44,4 +45,12 @@ export interface EventReader {
    * transaction is opened around it: the cheaper way for a query that is one statement.
    */
   readOne(budget: QueryBudget, sql: string, params: readonly SqlParam[]): Promise<QueryRows>;
+  /**
+   * How many rows of `table` have `_time` in [start, end), when the store knows it without
+   * reading: for a window that takes in the whole table or misses it, while nothing is being
+   * loaded. A read that uses it must check `unchangedSince` afterwards (see TableExtents).
+   */
+  windowRows(table: string, start: bigint, end: bigint): KnownWindowRows | undefined;
+  /** Whether the data is still the version `windowRows` answered for: nothing committed since. */
+  unchangedSince(version: number): boolean;
 }

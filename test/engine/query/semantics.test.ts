@@ -302,7 +302,11 @@ describe('errors while running', () => {
   it('finds query errors before reading any row', async () => {
     let reads = 0;
     const refuse = (): Promise<never> => ((reads += 1), Promise.reject(new Error('no read expected')));
-    const reader = { schema: (name: string) => fixture.store.schema(name), read: refuse, readOne: refuse };
+    const refuseNow = (): never => {
+      reads += 1;
+      throw new Error('no read expected');
+    };
+    const reader = { schema: (name: string) => fixture.store.schema(name), read: refuse, readOne: refuse, windowRows: refuseNow, unchangedSince: refuseNow };
     const error = await runApl({ apl: 'edge | where nn > 1', format: 'tabular' }, { reader }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AplError);
     expect((error as AplError).message).toBe("line 1, column 14: unknown field 'nn'; did you mean 'n'?");

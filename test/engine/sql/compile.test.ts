@@ -9,8 +9,8 @@ import { quoteIdentifier, quoteString, sqlInteger, sqlReal } from '../../../src/
 const SCHEMA = JSON.parse(readFileSync(new URL('../../fixtures/engine/logs-schema.json', import.meta.url), 'utf8')) as DatasetSchema;
 const OPTIONS = { start: 1_704_067_200_000_000_000n, end: 1_704_153_600_000_000_000n, now: 1_704_153_600_000_000_000n, defaultLimit: 1000 };
 
-function compile(apl: string) {
-  return compilePlan(checkQuery(parse(apl), SCHEMA, OPTIONS).plan);
+function compile(apl: string, options: { examinedKnown?: boolean } = {}) {
+  return compilePlan(checkQuery(parse(apl), SCHEMA, OPTIONS).plan, options);
 }
 
 describe('SQL compiler', () => {
@@ -57,7 +57,7 @@ describe('SQL compiler', () => {
   it('is one statement unless an empty result could hide the rows examined', () => {
     const counters = (apl: string) => {
       const { examined, matched } = compile(apl);
-      return [examined.fallback !== undefined, matched?.fallback !== undefined];
+      return [examined?.fallback !== undefined, matched?.fallback !== undefined];
     };
     // A keyless aggregation always has a row to carry the counters.
     expect(counters('logs | where status == "500" | count')).toEqual([false, false]);
@@ -69,6 +69,27 @@ describe('SQL compiler', () => {
     expect(counters('logs | where status == "500" | summarize count() by method')).toEqual([true, true]);
     expect(counters('logs | summarize n = count() by method | where n > 5')).toEqual([true, false]);
     expect(counters('logs | take 0')).toEqual([true, false]);
+  });
+
+  it('leaves the window count out when the caller knows it, and only then', () => {
+    const windowCount = 'SELECT count(*) FROM "ds_1" WHERE "_time" >= $1::BIGINT AND "_time" < $2::BIGINT) AS "x"';
+    const filtered = 'logs | where status == "500" | count';
+    expect(compile(filtered).sql).toContain(windowCount);
+    const known = compile(filtered, { examinedKnown: true });
+    expect(known.sql).not.toContain('AS "x"');
+    expect(known.examined).toBeUndefined();
+    expect(known.matched).toEqual({ column: 'm' });
+    // A root limit without a counter beside it needs no second sort outside.
+    const limited = compile('logs | sort by bytes asc | take 5', { examinedKnown: true });
+    expect(limited.sql.match(/ORDER BY/g)).toHaveLength(1);
+    expect(limited.examined).toBeUndefined();
+    expect(limited.matched).toBeUndefined();
+    // An unfiltered aggregation counts the window anyway, as its own input.
+    expect(compile('logs | summarize count() by method', { examinedKnown: true }).examined).toEqual({ column: 'm' });
+    // A filter that can empty the result still has its matched count's own statement.
+    const raw = compile('logs | where status == "500"', { examinedKnown: true });
+    expect(raw.examined).toBeUndefined();
+    expect(raw.matched?.fallback).toBeDefined();
   });
 
   it('aggregates a time series and its totals in one pass with grouping sets', () => {
