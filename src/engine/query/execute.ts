@@ -80,7 +80,7 @@ export async function runPlan(
 ): Promise<RanPlan> {
   const { limits } = options;
   const budget = { timeoutMs: limits.timeoutMs, maxRows: limits.maxRows, ...(options.signal ? { signal: options.signal } : {}) };
-  const read = await readCounted(plan, options.reader, budget);
+  const read = await readCounted(plan, options.reader, budget, limits.maxRows + 1);
   const rows = decodeRows(plan, read.compiled.columns, read.rows, { maxResultBytes: limits.maxResultBytes, advice: options.capAdvice ?? APL_CAP_ADVICE });
   return { columns: read.compiled.columns, rows, examined: read.examined, matched: read.matched };
 }
@@ -91,15 +91,15 @@ export async function runPlan(
  * between that answer and the end of the read, the rows read may be of another version, and the
  * plan is read again the ordinary way, counters and all in one snapshot.
  */
-async function readCounted(plan: PlanNode, reader: EventReader, budget: QueryBudget): Promise<ReadOutcome & { readonly compiled: CompiledQuery }> {
+async function readCounted(plan: PlanNode, reader: EventReader, budget: QueryBudget, rowCap: number): Promise<ReadOutcome & { readonly compiled: CompiledQuery }> {
   const scan = scanOf(plan);
   const known = reader.windowRows(scan.table, scan.time.start, scan.time.end);
   if (known) {
-    const compiled = compilePlan(plan, { examinedKnown: true });
+    const compiled = compilePlan(plan, { examinedKnown: true, rowCap });
     const read = await readCompiled(reader, budget, compiled, known.rows);
     if (reader.unchangedSince(known.version)) return { ...read, compiled };
   }
-  const compiled = compilePlan(plan);
+  const compiled = compilePlan(plan, { rowCap });
   return { ...(await readCompiled(reader, budget, compiled)), compiled };
 }
 

@@ -43,6 +43,12 @@ export interface CompileOptions {
    * pipelines even when statistics answer it).
    */
   readonly examinedKnown?: boolean;
+  /**
+   * The most rows the statement may return. The store reads a result whole once DuckDB has
+   * made it (read.ts: one hand-off between threads instead of one per chunk), so the statement
+   * itself stops at the reader's cap. Without it, no cap.
+   */
+  readonly rowCap?: number;
 }
 
 /** Counter columns; single letters never clash with the generated `c<n>` names. */
@@ -70,8 +76,11 @@ export function compilePlan(root: PlanNode, options: CompileOptions = {}): Compi
   compiler.carryMatchedFrom = cut.at?.kind === 'aggregate' ? cut.at : undefined;
   // A limit at the root takes its rows with the final SELECT's own ORDER BY … LIMIT, and a result
   // of one row at most is not sorted: each sort costs DuckDB a fixed ~0.2 ms, even for one row.
+  const cap = options.rowCap !== undefined && !atMostOneRow(root) ? ` LIMIT ${sqlInteger(options.rowCap)}` : '';
   const { input: body, tail } =
-    root.kind === 'limit' ? compiler.limitParts(root, allColumns(root)) : { input: compiler.block(root), tail: atMostOneRow(root) ? '' : orderClause(root.order) };
+    root.kind === 'limit'
+      ? compiler.limitParts(root, allColumns(root), options.rowCap)
+      : { input: compiler.block(root), tail: `${atMostOneRow(root) ? '' : orderClause(root.order)}${cap}` };
   const fallbacks = !neverEmpty(root) && [...chain(root)].some(dropsRows);
   const select = root.columns.map((column) => columnName(column.id));
 
@@ -262,11 +271,11 @@ class PlanCompiler {
     }
   }
 
-  /** A limit's input, and the ` ORDER BY … LIMIT n` that takes its first rows. */
-  limitParts(node: LimitNode, needed: ReadonlySet<number>): { input: string; tail: string } {
+  /** A limit's input, and the ` ORDER BY … LIMIT n` that takes its first rows (no more than `cap`). */
+  limitParts(node: LimitNode, needed: ReadonlySet<number>, cap = Number.POSITIVE_INFINITY): { input: string; tail: string } {
     const input = this.block(node.input, union(needed, new Set(node.input.order.map((key) => key.column))));
     // A default limit reads one row more, to tell whether rows were left out.
-    const count = node.implicit ? node.count + 1 : node.count;
+    const count = Math.min(node.implicit ? node.count + 1 : node.count, cap);
     return { input, tail: `${orderClause(node.input.order)} LIMIT ${sqlInteger(count)}` };
   }
 

@@ -1,12 +1,25 @@
-import { BIGINT, BOOLEAN, DOUBLE, DuckDBTypeId, SQLNULL, VARCHAR, type DuckDBConnection, type DuckDBType } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  DuckDBTypeId,
+  JSDuckDBValueConverter,
+  SQLNULL,
+  VARCHAR,
+  type DuckDBConnection,
+  type DuckDBMaterializedResult,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import { QueryCancelledError, QueryMemoryError, QueryTimeoutError } from './errors.js';
 import type { StatementCache } from './statement-cache.js';
 import type { QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
 
 /**
  * Runs `work` on `connection` under `budget`: a timer, the budget's abort signal and `shutdown`
- * interrupt the running statement (DuckDB's own cancellation; the connection stays usable), and
- * each result is read only up to maxRows + 1 rows. The two signals are listened to apart rather
+ * interrupt the running statement (DuckDB's own cancellation; the connection stays usable).
+ * DuckDB makes each result whole before it is read, so a statement bounds its own rows (a
+ * compiled query stops at maxRows + 1: compilePlan's rowCap); the read keeps maxRows of them and
+ * says whether there were more. The two signals are listened to apart rather
  * than joined with AbortSignal.any, which would leave a weak reference per query on the
  * store-wide shutdown signal until a collection clears it. With `transaction`, every statement of `work` reads the same
  * snapshot inside one read-only transaction; without, each statement is its own snapshot, which
@@ -32,20 +45,11 @@ export async function readWithBudget<T>(
 
   const run: RunSql = async (sql, params) => {
     if (stopped) throw stoppedError(stopped, budget);
-    const reader = await statements.use(sql, (prepared) => {
+    const result = await statements.use(sql, (prepared) => {
       prepared.bind(params.map(toDuckDBValue), params.map(typeOf));
-      return prepared.streamAndReadUntil(budget.maxRows + 1);
+      return prepared.run();
     });
-    const truncated = reader.currentRowCount > budget.maxRows;
-    const rowCount = Math.min(reader.currentRowCount, budget.maxRows);
-    const columns = reader.getColumnsJS().map((column) => (truncated ? column.slice(0, rowCount) : column));
-    return {
-      columnNames: reader.columnNames(),
-      columnTypes: reader.columnTypes().map(typeName),
-      columns,
-      rowCount,
-      truncated,
-    } satisfies QueryRows;
+    return { columnNames: result.columnNames(), columnTypes: result.columnTypes().map(typeName), ...readColumns(result, budget.maxRows) } satisfies QueryRows;
   };
 
   let began = false;
@@ -65,6 +69,28 @@ export async function readWithBudget<T>(
     // Read-only, so ending it either way is the same; the connection goes back clean.
     if (began) await connection.run('ROLLBACK');
   }
+}
+
+/**
+ * The first `maxRows` rows of a result DuckDB has made whole, column by column, and whether there
+ * were more. A materialized result is read without waiting: a streamed one took a hand-off to a
+ * worker thread and back per chunk and one more for the end, 0.2 ms of a small query's 0.5 ms.
+ */
+function readColumns(result: DuckDBMaterializedResult, maxRows: number): { columns: unknown[][]; rowCount: number; truncated: boolean } {
+  const columns: unknown[][] = Array.from({ length: result.columnCount }, () => []);
+  let rows = 0;
+  for (let index = 0; index < result.chunkCount && rows <= maxRows; index++) {
+    const chunk = result.getChunk(index);
+    const take = Math.min(chunk.rowCount, maxRows + 1 - rows);
+    chunk.convertColumns(JSDuckDBValueConverter).forEach((values, column) => {
+      const into = columns[column] as unknown[];
+      for (let row = 0; row < take; row++) into.push(values[row]);
+    });
+    rows += take;
+  }
+  const truncated = rows > maxRows;
+  if (truncated) for (const column of columns) column.length = maxRows;
+  return { columns, rowCount: Math.min(rows, maxRows), truncated };
 }
 
 function stoppedError(reason: 'timeout' | 'cancelled', budget: QueryBudget): Error {

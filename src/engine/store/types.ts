@@ -25,7 +25,10 @@ export interface QueryRows {
   readonly truncated: boolean;
 }
 
-/** Runs SQL with bound parameters inside one read snapshot. */
+/**
+ * Runs SQL with bound parameters inside one read snapshot. DuckDB makes the whole result before
+ * it is read (see readWithBudget): a statement that could return many rows limits them itself.
+ */
 export type RunSql = (sql: string, params: readonly SqlParam[]) => Promise<QueryRows>;
 
 /**

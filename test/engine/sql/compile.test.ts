@@ -9,7 +9,7 @@ import { quoteIdentifier, quoteString, sqlInteger, sqlReal } from '../../../src/
 const SCHEMA = JSON.parse(readFileSync(new URL('../../fixtures/engine/logs-schema.json', import.meta.url), 'utf8')) as DatasetSchema;
 const OPTIONS = { start: 1_704_067_200_000_000_000n, end: 1_704_153_600_000_000_000n, now: 1_704_153_600_000_000_000n, defaultLimit: 1000 };
 
-function compile(apl: string, options: { examinedKnown?: boolean } = {}) {
+function compile(apl: string, options: { examinedKnown?: boolean; rowCap?: number } = {}) {
   return compilePlan(checkQuery(parse(apl), SCHEMA, OPTIONS).plan, options);
 }
 
@@ -90,6 +90,16 @@ describe('SQL compiler', () => {
     const raw = compile('logs | where status == "500"', { examinedKnown: true });
     expect(raw.examined).toBeUndefined();
     expect(raw.matched?.fallback).toBeDefined();
+  });
+
+  it('stops a statement at the row cap, within a root limit, and not a one-row result', () => {
+    expect(compile('logs | summarize count() by method', { rowCap: 51 }).sql).toMatch(/ORDER BY [^)]+ LIMIT 51$/);
+    expect(compile('logs | take 500', { rowCap: 51 }).sql).toMatch(/LIMIT 51\) AS q ORDER BY [^)]+$/);
+    expect(compile('logs | take 5', { rowCap: 51, examinedKnown: true }).sql).toMatch(/ LIMIT 5$/);
+    // The default limit's extra row, to tell whether rows were left out, fits under the cap.
+    expect(compile('logs | where status == "500"', { rowCap: 1001 }).sql).toMatch(/ LIMIT 1001\) AS q ORDER BY [^)]+$/);
+    expect(compile('logs | where status == "500"', { rowCap: 500 }).sql).toMatch(/ LIMIT 500\) AS q ORDER BY [^)]+$/);
+    expect(compile('logs | where status == "500" | count', { rowCap: 51 }).sql).not.toContain('LIMIT');
   });
 
   it('aggregates a time series and its totals in one pass with grouping sets', () => {
