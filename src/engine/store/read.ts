@@ -49,7 +49,9 @@ export async function readWithBudget<T>(
       prepared.bind(params.map(toDuckDBValue), params.map(typeOf));
       return prepared.run();
     });
-    return { columnNames: result.columnNames(), columnTypes: result.columnTypes().map(typeName), ...readColumns(result, budget.maxRows) } satisfies QueryRows;
+    // The type ids alone: a column's full logical type is an object per column made through the bindings, and only its id is used.
+    const columnTypes = Array.from({ length: result.columnCount }, (_, column) => DuckDBTypeId[result.columnTypeId(column)]);
+    return { columnNames: result.columnNames(), columnTypes, ...readColumns(result, budget.maxRows) } satisfies QueryRows;
   };
 
   let began = false;
@@ -121,7 +123,3 @@ function toDuckDBValue(param: SqlParam): string | number | bigint | boolean | nu
   return typeof param === 'number' && Number.isSafeInteger(param) ? BigInt(param) : param;
 }
 
-/** The type's id name: BIGINT, DOUBLE, VARCHAR, BOOLEAN, LIST, STRUCT, … */
-function typeName(type: DuckDBType): string {
-  return DuckDBTypeId[type.typeId];
-}
