@@ -2,9 +2,13 @@
 // Query benchmark of the local service: generated HTTP-log events ingested over HTTP, then a
 // suite of APL queries, each timed over HTTP next to the equivalent hand-written SQL run by
 // DuckDB in this process on the same rows, as a ratio (Timemark / DuckDB; lower is better).
-// Usage: npm run build && node bench/query/queries.mjs [--events 1000000] [--runs 15] [--only name]
+// Usage: npm run build && node bench/query/queries.mjs [--events 1000000] [--runs 15] [--warmup 10] [--only name]
 // The queries start once the service has been idle for a few seconds, after its idle checkpoint:
-// both sides then read DuckDB's compressed storage.
+// both sides then read DuckDB's compressed storage. Before any query is timed, the whole suite
+// runs --warmup times on both sides, untimed, so that the service is timed in the steady state
+// a long-running service is in, not while its request path is still being compiled (see
+// bench/README.md, "warm-up"; --warmup 0 times from a cold start, as runs before 2026-11-23's
+// sixth part did).
 // Only talks to 127.0.0.1; bounded by --events and --runs.
 import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +22,7 @@ import { openEventStore } from '../../build/src/engine/store/event-store.js';
 import { runApl } from '../../build/src/engine/query/run-apl.js';
 import { fixed, flags, percentile, pool } from '../lib/stats.mjs';
 
-const options = flags({ events: 1_000_000, runs: 15, only: '' });
+const options = flags({ events: 1_000_000, runs: 15, warmup: 10, only: '' });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const DATASET = 'http-logs';
 const START = new Date(HTTP_LOGS_DEFAULTS.startMs).toISOString();
@@ -159,6 +163,31 @@ async function pairs(timemarkSide, sqlSide) {
 }
 
 /**
+ * Times every query of the suite: Timemark's side (`side(query)` makes it) against its SQL in
+ * this process, in pairs. First the whole suite runs `--warmup` times on both sides, untimed.
+ */
+async function timeSuite(side, baseline) {
+  const sides = QUERIES.map((query) => ({
+    query,
+    timemark: side(query),
+    sql: async () => {
+      const started = performance.now();
+      const rows = (await baseline.connection.runAndReadAll(query.sql)).getRowsJS();
+      return { ms: performance.now() - started, rows };
+    },
+  }));
+  for (let pass = 0; pass < options.warmup; pass++) {
+    for (const { timemark, sql } of sides) {
+      await timemark();
+      await sql();
+    }
+  }
+  const results = [];
+  for (const { query, timemark, sql } of sides) results.push({ name: query.name, ...(await pairs(timemark, sql)) });
+  return results;
+}
+
+/**
  * Whether both sides answered the same: as many rows (the APL tables together: a time series and
  * its totals), and for a one-value answer the same value.
  */
@@ -184,45 +213,33 @@ try {
     await pool(bodies.length, 4, (i) =>
       post(service.url, `/v1/datasets/${DATASET}/ingest`, bodies[i], { 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' }),
     );
-    console.log(`${options.events.toLocaleString('en-US')} events ingested over HTTP in ${fixed((performance.now() - ingestStarted) / 1000, 1)} s; ${options.runs} timed runs per query after 2 warm-up runs`);
+    console.log(`${options.events.toLocaleString('en-US')} events ingested over HTTP in ${fixed((performance.now() - ingestStarted) / 1000, 1)} s; the suite ${options.warmup} times untimed on both sides, then ${options.runs} timed runs per query after 2 warm-up runs`);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     console.log('');
 
-    const results = [];
-    for (const query of QUERIES) {
+    const results = await timeSuite((query) => {
       const body = JSON.stringify({ apl: query.apl, startTime: START, endTime: END });
-      const overHttp = async () => {
+      return async () => {
         const started = performance.now();
         const reply = await post(service.url, '/v1/datasets/_apl?format=tabular', body, { 'content-type': 'application/json' });
         return { ms: performance.now() - started, reply };
       };
-      const runSql = async () => {
-        const started = performance.now();
-        const rows = (await baseline.connection.runAndReadAll(query.sql)).getRowsJS();
-        return { ms: performance.now() - started, rows };
-      };
-      const timed = await pairs(overHttp, runSql);
-      results.push({ name: query.name, ...timed, agreed: timed.agreed });
-    }
+    }, baseline);
 
     // The same queries through the engine in this process (the service stopped, its data dir
     // opened here): what the engine costs apart from HTTP and a second process.
     await stop(service.child);
     const store = await openEventStore({ dataDir: serviceDir });
     try {
-      for (const [index, query] of QUERIES.entries()) {
-        const inProcess = async () => {
+      const engine = await timeSuite(
+        (query) => async () => {
           const started = performance.now();
           const { result } = await runApl({ apl: query.apl, format: 'tabular', startTime: START, endTime: END }, { reader: store });
           return { ms: performance.now() - started, reply: result };
-        };
-        const runSql = async () => {
-          const started = performance.now();
-          const rows = (await baseline.connection.runAndReadAll(query.sql)).getRowsJS();
-          return { ms: performance.now() - started, rows };
-        };
-        results[index].engine = await pairs(inProcess, runSql);
-      }
+        },
+        baseline,
+      );
+      engine.forEach((timed, index) => (results[index].engine = timed));
     } finally {
       await store.close();
     }
