@@ -55,7 +55,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     events = await openEventStore({
       dataDir: config.dataDir,
       restage: restageBody,
-      onBackgroundError: (error) => logger.warn({ err: error }, 'event store background work failed (a checkpoint, or a load it retries)'),
+      onBackgroundError: (error) => logger.warn({ err: error }, 'event store background work failed (a checkpoint, a load it retries, or measuring a table)'),
     });
   } catch (error) {
     db.close();

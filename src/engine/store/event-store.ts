@@ -291,9 +291,9 @@ class DuckDBEventStore implements EventStore {
     this.nextDatasetId = Math.max(0, ...[...catalog.values()].map((entry) => entry.id)) + 1;
     this.extents = new TableExtents(
       (table) => this.measureExtent(table),
-      (error) => {
-        // Measuring is only an optimisation; one cut off by shutdown is no fault.
-        if (!this.closing) onBackgroundError(error);
+      (error, table) => {
+        // Measuring is only an optimisation: one cut off by shutdown, or by the drop of its table, is no fault.
+        if (!this.closing && [...this.catalog.values()].some((entry) => entry.schema.table === table)) onBackgroundError(error);
       },
     );
     this.loader = new BatchLoader<PendingLoad>({

@@ -40,7 +40,8 @@ export class TableExtents {
   constructor(
     /** Reads a table's extent (one statement; DuckDB answers it mostly from statistics). */
     private readonly measure: (table: string) => Promise<Extent>,
-    private readonly onError: (error: unknown) => void,
+    /** A measurement failed (the table is asked about again at the next query). */
+    private readonly onError: (error: unknown, table: string) => void,
   ) {}
 
   /** Runs `issue`, the COMMIT of a transaction that may have changed any table. */
@@ -91,7 +92,7 @@ export class TableExtents {
         (extent) => {
           if (this.started === version) this.known.set(table, { ...extent, version });
         },
-        (error: unknown) => this.onError(error),
+        (error: unknown) => this.onError(error, table),
       )
       .finally(() => this.measuring.delete(table));
   }

@@ -99,11 +99,11 @@ describe('TableExtents', () => {
   it('reports a failed measurement and tries again at the next query', async () => {
     const { calls, measure } = measurements();
     const errors: unknown[] = [];
-    const extents = new TableExtents(measure, (error) => errors.push(error));
+    const extents = new TableExtents(measure, (error, table) => errors.push([table, error]));
     extents.windowRows('ds_1', 0n, 100n);
     calls[0]?.fail(new Error('interrupted'));
     await settle();
-    expect(errors).toEqual([new Error('interrupted')]);
+    expect(errors).toEqual([['ds_1', new Error('interrupted')]]);
     expect(extents.windowRows('ds_1', 0n, 100n)).toBeUndefined();
     expect(calls).toHaveLength(2);
   });
