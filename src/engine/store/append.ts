@@ -1,6 +1,7 @@
 import { listValue, type DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdentifier, quoteString } from '../sql/quote.js';
 import { ROW_ID_COLUMN } from '../schema.js';
+import { TIME_COLUMN } from './catalog.js';
 import type { SchemaPlan } from './schema-plan.js';
 import { STAGED_FILE_COLUMN, STAGED_KEYS, type StagedBatch, type StagedPart } from './staged-batch.js';
 import { convertStorage, SQL_TYPE_OF } from './storage-sql.js';
@@ -46,7 +47,7 @@ const BATCH_COLUMNS = { file: '__tm_batch_file', firstRowId: '__tm_batch_first_r
  */
 export function insertStatement(table: string, batch: StagedBatch, plan: SchemaPlan, maxLineBytes = 0): string {
   const fieldOf = new Map(plan.fields.map((field) => [field.column, field]));
-  const targets = [quoteIdentifier('_time'), quoteIdentifier('_systime'), quoteIdentifier(ROW_ID_COLUMN)];
+  const targets = [quoteIdentifier(TIME_COLUMN), quoteIdentifier('_systime'), quoteIdentifier(ROW_ID_COLUMN)];
   const values = [
     `${quoteIdentifier(STAGED_KEYS.timeMs)} * 1000000 + ${quoteIdentifier(STAGED_KEYS.timeSubMsNs)}`,
     quoteIdentifier(BATCH_COLUMNS.sysTime),
