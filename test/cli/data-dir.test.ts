@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runTimemark } from '../helpers/child-process.js';
 import { makeTempDir } from '../helpers/local-service.js';
+import { runOnlyIf } from '../helpers/requirements.js';
 
 /** The account that owns nothing here; only root can start a process as it. */
 const NOBODY = { uid: 65534, gid: 65534 };
@@ -43,7 +44,8 @@ describe('a data dir that cannot be used ends the process at once, with exit 1 a
     expect(result.stderr).toMatch(/Expected a directory this user can create and write, on a disk, e\.g\. --data-dir \.\/data\.\n$/);
   });
 
-  it.skipIf(!asRoot)('serve: a directory this user may not create or write', async () => {
+  it('serve: a directory this user may not create or write', async (context) => {
+    runOnlyIf(context, asRoot, 'it runs the command as another user, which needs root');
     const notCreatable = join(rootOnlyDir('serve-locked'), 'inside');
     const created = await runTimemark(['serve', '--port', '0'], { TIMEMARK_DATA_DIR: notCreatable }, NOBODY);
     expect(created.code).toBe(1);
@@ -62,7 +64,8 @@ describe('a data dir that cannot be used ends the process at once, with exit 1 a
     expect(result.stderr).toMatch(/^timemark bridge: Cannot use the data dir \/proc\/timemark-y \(--data-dir \/ TIMEMARK_BRIDGE_DATA_DIR\): \/proc is on the proc pseudo file system/);
   });
 
-  it.skipIf(!asRoot)('bridge: a directory this user may not write', async () => {
+  it('bridge: a directory this user may not write', async (context) => {
+    runOnlyIf(context, asRoot, 'it runs the command as another user, which needs root');
     const dataDir = rootOnlyDir('bridge-read-only');
     const result = await runTimemark(['bridge', '--port', '0', '--data-dir', dataDir], bridgeEnv, NOBODY);
     expect(result.code).toBe(1);

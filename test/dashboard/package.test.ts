@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exited, REPO_ROOT, run } from '../helpers/child-process.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { exited, REPO_ROOT, run, spawnChild } from '../helpers/child-process.js';
 
 /**
  * The page as `npm pack` ships it: the packed tarball is unpacked next to the repository's
@@ -24,7 +24,7 @@ beforeAll(async () => {
   expect(untar.code, untar.stderr).toBe(0);
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(workDir, 'package', 'node_modules'), 'dir');
 
-  child = spawn(process.execPath, [join(workDir, 'package', 'bin', 'timemark.js'), 'serve', '--port', '0', '--data-dir', join(workDir, 'data')], {
+  child = spawnChild(process.execPath, [join(workDir, 'package', 'bin', 'timemark.js'), 'serve', '--port', '0', '--data-dir', join(workDir, 'data')], {
     cwd: workDir,
     env: { PATH: process.env.PATH },
     stdio: ['ignore', 'pipe', 'pipe'],

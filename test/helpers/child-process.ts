@@ -1,8 +1,44 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { killProcessTree, registerChild, unregisterChild } from '../setup/child-registry.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TIMEMARK_BIN = fileURLToPath(new URL('../../bin/timemark.js', import.meta.url));
+
+/** This test file's children that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Spawns a child process for a test: the only way tests start one. It runs in a process group of
+ * its own and is registered (test/setup/child-registry.ts) until it exits, so that it is killed
+ * when its test file ends (test/setup/kill-children.ts) or, failing that, when the run ends —
+ * whatever failed before the test's own `finally` could stop it.
+ */
+export const spawnChild = ((command: string, args: readonly string[], options: SpawnOptions = {}): ChildProcess => {
+  const child = spawn(command, args, { ...options, detached: true });
+  const pid = child.pid;
+  if (pid === undefined) return child; // It could not start: its 'error' event says why.
+  const registry = inject('childRegistry');
+  registerChild(registry, pid, [command, ...args].join(' '));
+  running.add(child);
+  child.once('exit', () => {
+    running.delete(child);
+    unregisterChild(registry, pid);
+  });
+  return child;
+}) as typeof spawn; // Node's own overloads: the streams a caller asked for are typed as present.
+
+/** Kills the children this test file left running, with whatever they started, and waits until they are gone. */
+export async function killLeftoverChildren(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const gone = exited(child);
+      killProcessTree(child.pid as number);
+      return gone;
+    }),
+  );
+}
 
 export interface RunResult {
   code: number | null;
@@ -17,7 +53,7 @@ export function run(
   options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; user?: { uid: number; gid: number } } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, cwd: options.cwd ?? REPO_ROOT, stdio: 'pipe', ...options.user });
+    const child = spawnChild(command, args, { env: options.env ?? process.env, cwd: options.cwd ?? REPO_ROOT, stdio: 'pipe', ...options.user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -43,7 +79,7 @@ export function startTimemark(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+    const child = spawnChild(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

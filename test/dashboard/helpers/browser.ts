@@ -2,10 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { REPO_ROOT } from '../../helpers/child-process.js';
-
-/** Debian's Chromium, as .ci/run installs it. */
-export const CHROMIUM = '/usr/bin/chromium';
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
 export interface Browser {
@@ -13,11 +11,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** One headless Chromium with a fresh profile; a test file starts one and reuses its pages. */
+/** One headless Chromium (the one the global setup found) with a fresh profile; a test file starts one and reuses its pages. */
 export async function launchBrowser(): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'timemark-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: inject('chromiumPath'),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
     viewport: { width: 1280, height: 800 },

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { restageBody } from '../../../src/engine/ingest/restage.js';
 import { EVENTS_FILE, LOG_DIR } from '../../../src/engine/store/event-store.js';
-import { exited } from '../../helpers/child-process.js';
+import { exited, spawnChild } from '../../helpers/child-process.js';
 import { openTestStore } from '../../helpers/event-store.js';
 import { makeTempDir } from '../../helpers/local-service.js';
 
@@ -17,7 +16,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** Runs the child until it printed `acked` for every batch, then kills it with SIGKILL. */
 async function appendThenKill(batches: number, perBatch: number, loadRows?: number): Promise<void> {
   const args = [CHILD, dataDir, String(batches), String(perBatch), ...(loadRows ? [String(loadRows)] : [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnChild(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

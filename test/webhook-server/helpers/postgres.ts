@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 
-/** The machine's PostgreSQL (trust auth in CI); override with TIMEMARK_TEST_DATABASE_URL. */
-export const TEST_DATABASE_URL = process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
+/** The PostgreSQL of this run, which the global setup found or started (test/setup/global.ts). */
+export const TEST_DATABASE_URL = inject('databaseUrl');
 
 /** A fresh schema name per test file, so runs never see each other's rows. */
 export function uniqueSchema(prefix = 'bridge_test'): string {
