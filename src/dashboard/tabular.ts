@@ -1,7 +1,7 @@
 /**
  * Turns an APL result in the tabular format (column-major tables) into what the page draws:
  * a time series (x = _time, one line per aggregate and group) or, for anything else, a table.
- * Pure functions, no DOM: the shape is the wire's, documented in the README's API section.
+ * Pure functions, no DOM: the shape is the wire's, documented in docs/apl.md.
  */
 
 import { parseRfc3339 } from './time-range.js';

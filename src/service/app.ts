@@ -63,7 +63,7 @@ export function createServiceApp(deps: ServiceDeps): Express {
     logger: deps.logger,
     metrics: deps.metrics,
     readiness: deps.readiness,
-    notFoundHint: 'See the API reference in the README for the routes this service serves.',
+    notFoundHint: 'See the API reference, docs/local-service.md, for the routes this service serves.',
   };
   return createHttpApp(frame, (app) => {
     // The dashboard page's files: no token, they hold no data.

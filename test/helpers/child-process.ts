@@ -70,16 +70,17 @@ export function runTimemark(args: string[], env: NodeJS.ProcessEnv = {}, user?: 
 }
 
 /**
- * Starts a long-running `timemark` command and resolves once its stdout matches `ready`,
- * with the match, so a test can read the port it printed.
+ * Starts a long-running `timemark` command (in `cwd`, by default the repository) and resolves once
+ * its stdout matches `ready`, with the match, so a test can read the port it printed.
  */
 export function startTimemark(
   args: string[],
   ready: RegExp,
   env: NodeJS.ProcessEnv = {},
+  cwd: string = REPO_ROOT,
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawnChild(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: 'pipe' });
+    const child = spawnChild(process.execPath, [TIMEMARK_BIN, ...args], { env: { PATH: process.env.PATH, ...env }, cwd, stdio: 'pipe' });
     let output = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Writes the inputs and outputs tables of the README's action section from action.yml, so the
- * two cannot disagree: `node src/action/tools/render-readme.mjs` rewrites README.md,
- * `--check` only reports (exit 1) when README.md is out of date, as the test does.
+ * Writes the inputs and outputs tables of the action's page, docs/action.md (the action's
+ * README), from action.yml, so the two cannot disagree: `node src/action/tools/render-readme.mjs`
+ * (`npm run docs:action`) rewrites the page, `--check` only reports (exit 1) when it is out of
+ * date, as the test does.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const readmePath = join(repoRoot, 'README.md');
+const PAGE = 'docs/action.md';
+const pagePath = join(repoRoot, PAGE);
 const START = '<!-- action:reference (generated from action.yml by src/action/tools/render-readme.mjs) -->';
 const END = '<!-- /action:reference -->';
 
@@ -30,23 +32,23 @@ export function renderReference(actionYaml) {
   return lines.join('\n');
 }
 
-export function updateReadme(readme, reference) {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${START} … ${END} in its action section.`);
-  return `${readme.slice(0, start + START.length)}\n${reference}\n${readme.slice(end)}`;
+export function updatePage(page, reference) {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${PAGE} lacks the markers ${START} … ${END}.`);
+  return `${page.slice(0, start + START.length)}\n${reference}\n${page.slice(end)}`;
 }
 
 const isScript = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
 if (isScript) {
-  const readme = readFileSync(readmePath, 'utf8');
-  const updated = updateReadme(readme, renderReference(readFileSync(join(repoRoot, 'action.yml'), 'utf8')));
+  const page = readFileSync(pagePath, 'utf8');
+  const updated = updatePage(page, renderReference(readFileSync(join(repoRoot, 'action.yml'), 'utf8')));
   if (process.argv.includes('--check')) {
-    if (updated !== readme) {
-      console.error('README.md\'s action inputs/outputs tables differ from action.yml. Run "npm run docs:action" and commit README.md.');
+    if (updated !== page) {
+      console.error(`${PAGE}'s inputs/outputs tables differ from action.yml. Run "npm run docs:action" and commit ${PAGE}.`);
       process.exitCode = 1;
     }
-  } else if (updated !== readme) {
-    writeFileSync(readmePath, updated);
+  } else if (updated !== page) {
+    writeFileSync(pagePath, updated);
   }
 }

@@ -1,4 +1,4 @@
-/** The limits of one ingest request: the one place they are written down (the README quotes them). */
+/** The limits of one ingest request: the one place they are written down (docs/events.md quotes them). */
 export const INGEST_LIMITS = {
   /** Events in one request, as the hosted service allows. */
   maxEventsPerRequest: 10_000,
