@@ -41,7 +41,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const configured = env.TIMEMARK_TEST_DATABASE_URL || undefined;
   const probeUrl = configured ?? DEFAULT_TEST_DATABASE_URL;
   const where = `${redactUrl(probeUrl)}${configured ? ', the address in TIMEMARK_TEST_DATABASE_URL' : ''}`;
-  const [probe, chromium] = [await probePostgres(probeUrl), findChromium(env)];
+  const probe = await probePostgres(probeUrl);
+  const chromium = findChromium(env);
   const found = probe.answers ? '' : probe.refused ? `the server at ${where} refused the tests (${probe.detail})` : `nothing answers at ${where} (${probe.detail})`;
   const problems: string[] = [];
   const missing: Missing[] = [];
@@ -68,8 +69,12 @@ export default async function setup(project: TestProject): Promise<() => void> {
   process.on('exit', cleanUp);
 
   let databaseUrl = probeUrl;
-  if (server && !probe.answers) {
-    databaseUrl = await server.start();
+  if (server) {
+    try {
+      databaseUrl = await server.start();
+    } catch (error) {
+      stopRun([`PostgreSQL: ${found}, and starting a server for the tests failed: ${error instanceof Error ? error.message : String(error)}`], []);
+    }
     console.log(`PostgreSQL: ${found}; this run started a server of its own at ${databaseUrl}, removed at the end.`);
   }
   project.provide('databaseUrl', databaseUrl);
