@@ -151,7 +151,8 @@ function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
   }
   const def = functionNamed(name);
   if (!def) {
-    const suggestion = closestName(name, [...FUNCTION_NAMES, ...(context.aggregates ? AGGREGATE_NAMES : [])]);
+    // Inside summarize an aggregation is the likelier intent: a close one is suggested first.
+    const suggestion = (context.aggregates ? closestName(name, AGGREGATE_NAMES) : undefined) ?? closestName(name, FUNCTION_NAMES);
     fail('unknown_function', `unknown function '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, node.name);
   }
   // The arity before the arguments: a call with one argument too many says so, whatever the argument.

@@ -101,29 +101,31 @@ export const ROUNDING_FUNCTIONS: readonly FunctionDef[] = [
   },
   {
     name: 'floor',
-    summary: 'The largest integer not above a number; floor(value, size) is bin(value, size).',
+    summary: 'The largest integer not above a number (a long); floor(value, size) is bin(value, size).',
     params: [oneOf('value', BINNABLE), oneOf('roundTo', ['long', 'real', 'timespan'], { optional: true })],
-    returns: sameAs(0, 'the type of value'),
+    returns: 'long',
     bind: (args, site) => {
       if (args.length === 2) return bindBin(args, site);
-      const value = expectArg(args, 0, ['long', 'real'], site);
-      return call('floor', [value], value.type);
+      return call('floor', [expectArg(args, 0, ['long', 'real'], site)], 'long');
     },
-    sql: (c) => (c.type(0) === 'long' ? c.arg(0) : `floor(${c.arg(0)})`),
+    // The reference returns an integer (Kusto keeps the real): a real too large for one is null.
+    sql: (c) => (c.type(0) === 'long' ? c.arg(0) : `TRY_CAST(floor(${c.arg(0)}) AS BIGINT)`),
     examples: [
-      { apl: 'floor(-2.5)', result: -3, type: 'float' },
+      { apl: 'floor(-2.5)', result: -3, type: 'integer' },
       { apl: 'floor(7)', result: 7, type: 'integer' },
-      { apl: 'floor(req_duration_ms, 10)', result: 10 },
+      { apl: 'floor(req_duration_ms, 10)', result: 10, type: 'float' },
+      { query: "['sample-http-logs'] | summarize count() by ms = floor(req_duration_ms) | where ms < 4", rows: [{ ms: 0, count_: 1 }, { ms: 1, count_: 1 }, { ms: 3, count_: 1 }] },
     ],
   },
   {
     name: 'ceiling',
-    summary: 'The smallest integer not below a number.',
-    params: [oneOf('value', ['long', 'real'])],
-    returns: sameAs(0),
-    sql: (c) => (c.type(0) === 'long' ? c.arg(0) : `ceil(${c.arg(0)})`),
+    summary: 'The smallest integer not below a number (a long).',
+    params: [oneOf('number', ['long', 'real'])],
+    returns: 'long',
+    sql: (c) => (c.type(0) === 'long' ? c.arg(0) : `TRY_CAST(ceil(${c.arg(0)}) AS BIGINT)`),
     examples: [
-      { apl: 'ceiling(1.1)', result: 2, type: 'float' },
+      { apl: 'ceiling(1.1)', result: 2, type: 'integer' },
+      { apl: 'ceiling(1e300)', result: null },
       { apl: 'ceiling(-1.9)', result: -1 },
       { apl: 'ceiling(4)', result: 4, type: 'integer' },
     ],

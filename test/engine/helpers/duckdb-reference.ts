@@ -10,7 +10,7 @@ import { ingestedRows } from './reference.js';
  * The example datasets in a plain in-memory DuckDB, one table per dataset named as the dataset,
  * one column per (flattened) field named as the field, `_time` a TIMESTAMP: the expected side of
  * tests that check an APL result against SQL written by hand, independently of the compiler.
- * Rows come back in the order the SQL gives them, values as plain JSON (BIGINT as number).
+ * Rows come back in the order the SQL gives them, BIGINT as number.
  */
 export function useDuckDbReference(): { rows(sql: string): Promise<Record<string, unknown>[]> } {
   let instance: DuckDBInstance | undefined;
@@ -37,7 +37,7 @@ export function useDuckDbReference(): { rows(sql: string): Promise<Record<string
     async rows(sql) {
       if (!connection) throw new Error('The reference database is not open yet.');
       const reader = await connection.runAndReadAll(sql);
-      return reader.getRowObjectsJson() as Record<string, unknown>[];
+      return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
     },
   };
 }
