@@ -27,6 +27,21 @@ export interface AggregateSink {
   add(call: Ast.Call, context: BindContext): Expr;
 }
 
+/** APL's type names (typed nulls, `typeof(…)`) and the plan type each stands for. */
+export const TYPE_NAMES: Readonly<Record<string, ScalarType>> = {
+  bool: 'bool',
+  boolean: 'bool',
+  int: 'long',
+  long: 'long',
+  real: 'real',
+  double: 'real',
+  decimal: 'real',
+  string: 'string',
+  datetime: 'datetime',
+  timespan: 'timespan',
+  dynamic: 'dynamic',
+};
+
 export function fail(code: AplErrorCode, message: string, node: { readonly loc: Ast.Loc }): never {
   throw new AplError(code, message, node.loc);
 }

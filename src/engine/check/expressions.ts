@@ -3,9 +3,9 @@ import { parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
 import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
-import { arity, bindFunction } from '../functions/bind.js';
+import { arity, bindFunction, bindTypeName, paramAt } from '../functions/bind.js';
 import { FUNCTION_NAMES, functionNamed } from '../functions/index.js';
-import { asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
+import { TYPE_NAMES, asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
 
 const COMPARISONS: Readonly<Record<string, Operator>> = {
   '==': 'eq',
@@ -23,20 +23,6 @@ const STRING_PREDICATES: Readonly<Record<string, Operator>> = {
   has: 'has',
   hasprefix: 'hasprefix',
   hassuffix: 'hassuffix',
-};
-
-const TYPED_NULLS: Readonly<Record<string, ScalarType>> = {
-  bool: 'bool',
-  boolean: 'bool',
-  int: 'long',
-  long: 'long',
-  real: 'real',
-  double: 'real',
-  decimal: 'real',
-  string: 'string',
-  datetime: 'datetime',
-  timespan: 'timespan',
-  dynamic: 'dynamic',
 };
 
 /** Binds an APL expression in `scope` to a typed plan expression, or throws a positioned AplError. */
@@ -57,7 +43,7 @@ export function bindExpression(node: Ast.Expression, scope: Scope, context: Bind
     case 'Dynamic':
       return literal('dynamic', JSON.stringify(node.value));
     case 'TypedNull':
-      return literal(TYPED_NULLS[node.type] ?? 'dynamic', null);
+      return literal(TYPE_NAMES[node.type] ?? 'dynamic', null);
     case 'Name':
     case 'Member':
     case 'Index':
@@ -158,8 +144,9 @@ function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
   // The arity before the arguments: a call with one argument too many says so, whatever the argument.
   const { min, max } = arity(def);
   checkArity(name, node, min, max);
-  const args = node.args.map((arg) => bindExpression(arg, scope, context));
-  return bindFunction(def, name, node, args, context);
+  // A parameter that takes a type (`ensure_field(name, typeof(string))`) is given the type's name.
+  const args = node.args.map((arg, index) => (paramAt(def, index).kind === 'type' ? bindTypeName(arg, name, index) : bindExpression(arg, scope, context)));
+  return bindFunction(def, name, node, args, { context, scope });
 }
 
 function bindUnary(node: Ast.Unary, scope: Scope, context: BindContext): Expr {

@@ -1,5 +1,5 @@
 import type * as Ast from '../apl/ast.js';
-import { argNode, asString, call, checkArity, constantValue, fail, fromDynamic, isNumeric, type BindContext } from '../check/context.js';
+import { TYPE_NAMES, argNode, asString, call, checkArity, constantValue, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from '../check/context.js';
 import type { Expr, ScalarType } from '../plan/types.js';
 import type { BindSite, CallSite, FunctionDef, Param } from './types.js';
 
@@ -8,10 +8,10 @@ import type { BindSite, CallSite, FunctionDef, Param } from './types.js';
  * argument's type against its parameter (converting where the parameter says), the result type,
  * then the entry's own checks. Every error names the function and points at the argument.
  */
-export function bindFunction(def: FunctionDef, name: string, node: Ast.Call, bound: readonly Expr[], context: BindContext): Expr {
+export function bindFunction(def: FunctionDef, name: string, node: Ast.Call, bound: readonly Expr[], where: { context: BindContext; scope: Scope }): Expr {
   const { min, max } = arity(def);
   checkArity(name, node, min, max);
-  const at: CallSite = { name, node, context };
+  const at: CallSite = { name, node, ...where };
   const args = bound.map((_, index) => {
     const param = paramAt(def, index);
     return convert(expectArg(bound, index, param.types, at, param.hint ?? ''), param);
@@ -52,6 +52,14 @@ export function expectArg(args: readonly Expr[], index: number, allowed: readonl
   return arg;
 }
 
+/** `typeof(string)` as a string literal of the plan type it names (`long` for `int`). */
+export function bindTypeName(node: Ast.Expression, name: string, index: number): Expr {
+  const typeName = node.kind === 'Call' && node.name.name === 'typeof' && node.args.length === 1 && node.args[0]?.kind === 'Name' ? node.args[0].name : undefined;
+  const type = typeName === undefined ? undefined : TYPE_NAMES[typeName];
+  if (type === undefined) fail('type_mismatch', `${name}() expects a type as argument ${index + 1}, such as typeof(string), typeof(long) or typeof(datetime)`, node);
+  return literal('string', type);
+}
+
 // ── Parameter kinds ──────────────────────────────────────────────────────────────────────────
 
 export const ANY: readonly ScalarType[] = ['bool', 'long', 'real', 'string', 'datetime', 'timespan', 'dynamic'];
@@ -67,6 +75,7 @@ export const boolean = (name: string, options: ParamOptions = {}): Param => ({ n
 export const datetime = (name: string, options: ParamOptions = {}): Param => ({ name, types: ['datetime'], ...options });
 export const timespan = (name: string, options: ParamOptions = {}): Param => ({ name, types: ['timespan'], ...options });
 export const dynamic = (name: string, options: ParamOptions = {}): Param => ({ name, types: ['dynamic'], ...options });
+export const typeName = (name: string): Param => ({ name, types: ['string'], kind: 'type' });
 export const anyValue = (name: string, options: ParamOptions = {}): Param => ({ name, types: ANY, ...options });
 export const oneOf = (name: string, types: readonly ScalarType[], options: ParamOptions = {}): Param => ({ name, types, ...options });
 

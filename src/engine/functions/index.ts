@@ -4,6 +4,7 @@ import { DATETIME_FUNCTIONS } from './datetime.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { STRING_FUNCTIONS } from './string.js';
+import { TYPE_FUNCTIONS } from './type.js';
 import type { FunctionDef } from './types.js';
 
 /** A family of functions as the APL reference groups them (`scalar-functions/<family>`). */
@@ -23,6 +24,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'math', title: 'Mathematical functions', functions: MATH_FUNCTIONS },
   { name: 'rounding', title: 'Rounding functions', functions: ROUNDING_FUNCTIONS },
   { name: 'conversion', title: 'Conversion functions', functions: CONVERSION_FUNCTIONS },
+  { name: 'type', title: 'Type functions', functions: TYPE_FUNCTIONS },
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
 ];

@@ -8,15 +8,6 @@ export function jsonText(sql: string): string {
 }
 
 /**
- * `body` with `value` computed once and named `name` in it: DuckDB evaluates a lambda's captured
- * expression once per row, where writing it out twice would evaluate it twice (or once per
- * element, inside another lambda). `name` must not clash with an enclosing lambda's parameter.
- */
-export function once(value: string, name: string, body: string): string {
-  return `list_transform([${value}], ${name} -> ${body})[1]`;
-}
-
-/**
  * A regular expression built around a user's pattern, `before` + pattern + `after`: one bound
  * parameter when the pattern is a literal (DuckDB compiles it once), else concatenated in SQL.
  */

@@ -3,9 +3,10 @@ import { argNode, call, constantValue, fail, isNumeric, literal } from '../check
 import type { Expr } from '../plan/types.js';
 import { toText } from '../sql/convert.js';
 import { sqlInteger } from '../sql/quote.js';
+import { bindOnce } from '../sql/reuse.js';
 import { formatDatetimeSql, formatTimespanSql } from '../sql/time.js';
 import { NUMBER, anyValue, boolean, dynamic, expectArg, integer, number, oneOf, sameAs, unifyTypes } from './bind.js';
-import { jsonElements, jsonText, once } from './lowering.js';
+import { jsonElements, jsonText } from './lowering.js';
 import type { BindSite, FunctionDef, SqlCall } from './types.js';
 
 /** A function of one real argument with a DuckDB function of the same meaning, null outside `domain`. */
@@ -73,7 +74,7 @@ function concatLists(lists: readonly string[]): string {
 
 /** The elements of dynamic argument `index` as JSON values, each once, in order. */
 function distinctElements(list: string): string {
-  return once(list, 'de', 'list_filter(de, (x, i) -> NOT list_contains(list_slice(de, 1, i - 1), x))');
+  return bindOnce(list, 'de', 'list_filter(de, (x, i) -> NOT list_contains(list_slice(de, 1, i - 1), x))');
 }
 
 /** `set_has_element`: whether an array holds a value, numbers compared as numbers. */

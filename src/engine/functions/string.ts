@@ -1,8 +1,9 @@
 import { argNode, asString, call, constantValue, fail, literal } from '../check/context.js';
 import type { Expr, ScalarType } from '../plan/types.js';
 import { quoteString, sqlInteger } from '../sql/quote.js';
+import { bindOnce } from '../sql/reuse.js';
 import { anyValue, constantInteger, dynamic, integer, number, oneOf, text, unifyTypes } from './bind.js';
-import { jsonElements, jsonText, once, wrappedRegex } from './lowering.js';
+import { jsonElements, jsonText, wrappedRegex } from './lowering.js';
 import type { BindSite, FunctionDef, SqlCall } from './types.js';
 
 const isText = (type: ScalarType): boolean => type === 'string' || type === 'dynamic';
@@ -131,7 +132,7 @@ function urlQueryObject(query: string): string {
   const pairs = `list_transform(list_filter(string_split(${query}, '&'), p -> p <> ''), p -> {'k': ${decode("split_part(p, '=', 1)")}, 'v': ${decode("CASE WHEN contains(p, '=') THEN substr(p, strpos(p, '=') + 1) ELSE '' END")}})`;
   const first = `list_filter(qp, (e, i) -> NOT list_contains(list_slice(list_transform(qp, x -> x.k), 1, i - 1), e.k))`;
   const members = `list_transform(${first}, e -> CAST(to_json(e.k) AS VARCHAR) || ':' || CAST(to_json(e.v) AS VARCHAR))`;
-  return once(pairs, 'qp', `'{' || array_to_string(${members}, ',') || '}'`);
+  return bindOnce(pairs, 'qp', `'{' || array_to_string(${members}, ',') || '}'`);
 }
 
 /** The query part of a URL or of a bare query string: after the first `?`, before any `#`. */
@@ -155,7 +156,7 @@ function parseUrlSql(c: SqlCall): string {
     `'"query":' || ${urlQueryObject(part(4))}`,
     `'"fragment":' || CAST(to_json(url_decode(${part(5)})) AS VARCHAR)`,
   ];
-  return `CASE WHEN ${url} IS NOT NULL THEN ${once(part(2), 'a', `'{' || ${body.join(" || ',' || ")} || '}'`)} END`;
+  return `CASE WHEN ${url} IS NOT NULL THEN ${bindOnce(part(2), 'a', `'{' || ${body.join(" || ',' || ")} || '}'`)} END`;
 }
 
 /** `format_url`: Go's `url.URL.String()` of the parts in a property bag. */
@@ -204,7 +205,7 @@ function parsePathSql(c: SqlCall): string {
     ['AlternateDataStream', `regexp_extract(pp.f, '^[^:]*:(.*)$', 1)`],
   ];
   const object = `'{' || ${fields.map(([key, value]) => `${quoteString(`"${key}":`)} || CAST(to_json(${value}) AS VARCHAR)`).join(" || ',' || ")} || '}'`;
-  return `CASE WHEN ${source} IS NOT NULL THEN ${once(`{'d': ${directory}, 'f': ${file}}`, 'pp', object)} END`;
+  return `CASE WHEN ${source} IS NOT NULL THEN ${bindOnce(`{'d': ${directory}, 'f': ${file}}`, 'pp', object)} END`;
 }
 
 /** `extract_all`: every match's capture groups; one group gives a flat array. */
@@ -236,7 +237,7 @@ function extractAllSql(c: SqlCall): string {
   const lists = groups.map((group) => `regexp_extract_all(${c.arg(1)}, ${c.arg(0)}, ${group})`);
   if (lists.length === 1) return jsonText(lists[0] as string);
   // Each list holds one entry per match, the same matches: zipped, they are the matches' groups.
-  const zipped = once(`[${lists.join(', ')}]`, 'g', `list_transform(range(len(g[1])), i -> list_transform(g, l -> l[i + 1]))`);
+  const zipped = bindOnce(`[${lists.join(', ')}]`, 'g', `list_transform(range(len(g[1])), i -> list_transform(g, l -> l[i + 1]))`);
   return jsonText(zipped);
 }
 
@@ -255,7 +256,7 @@ function indexOfSql(c: SqlCall): string {
   const occurrence = count > 4 ? c.arg(4) : '1';
   const span = `CASE WHEN ${length} = -1 THEN substring(${source}, ${start} + 1) ELSE substring(${source}, ${start} + 1, ${length}) END`;
   const positions = `list_filter(range(length(w) - length(${lookup}) + 1), i -> substring(w, i + 1, length(${lookup})) = ${lookup})`;
-  const nth = once(span, 'w', `coalesce(${positions}[${occurrence}] + ${start}, -1)`);
+  const nth = bindOnce(span, 'w', `coalesce(${positions}[${occurrence}] + ${start}, -1)`);
   return `CASE WHEN ${length} < -1 OR ${occurrence} < 1 THEN NULL ELSE ${nth} END`;
 }
 
@@ -270,7 +271,7 @@ function indexOfRegexSql(c: SqlCall): string {
   const span = `CASE WHEN ${length} = -1 THEN substring(${source}, ${start} + 1) ELSE substring(${source}, ${start} + 1, ${length}) END`;
   // The pieces between matches and the matches alternate: the nth match starts after n pieces and n - 1 matches.
   const position = `CASE WHEN len(x.m) < ${occurrence} THEN -1 ELSE ${start} + list_sum(list_transform(range(${occurrence}), i -> length(x.p[i + 1]) + CASE WHEN i + 1 < ${occurrence} THEN length(x.m[i + 1]) ELSE 0 END)) END`;
-  const found = once(once(span, 'w', `{'p': regexp_split_to_array(w, ${regex}), 'm': regexp_extract_all(w, ${regex})}`), 'x', position);
+  const found = bindOnce(bindOnce(span, 'w', `{'p': regexp_split_to_array(w, ${regex}), 'm': regexp_extract_all(w, ${regex})}`), 'x', position);
   return `CASE WHEN ${start} < 0 OR ${occurrence} < 1 OR ${length} < -1 THEN NULL ELSE ${found} END`;
 }
 
@@ -321,7 +322,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
       const elements = jsonElements(c.arg(0));
       const valid = `list_bool_and(list_transform(e, x -> json_type(x) IN ('UBIGINT', 'BIGINT') AND CAST(x AS BIGINT) BETWEEN 0 AND 255))`;
       const encoded = `to_base64(from_hex(array_to_string(list_transform(e, x -> printf('%02x', CAST(x AS BIGINT))), '')))`;
-      return `CASE WHEN ${c.arg(0)} IS NOT NULL THEN ${once(elements, 'e', `CASE WHEN e IS NULL THEN '' WHEN len(e) = 0 THEN '' WHEN ${valid} THEN ${encoded} ELSE '' END`)} END`;
+      return `CASE WHEN ${c.arg(0)} IS NOT NULL THEN ${bindOnce(elements, 'e', `CASE WHEN e IS NULL THEN '' WHEN len(e) = 0 THEN '' WHEN ${valid} THEN ${encoded} ELSE '' END`)} END`;
     },
     examples: [
       { apl: 'base64_encode_fromarray(dynamic([192, 168, 0, 1]))', result: 'wKgAAQ==', type: 'string' },
@@ -624,7 +625,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
       // One match per field: group 1 the inside of a quoted field, group 2 an unquoted one (the other is null).
       const field = quoteString('(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))');
       const unquoted = `regexp_extract_all(${c.arg(0)}, ${field}, 2)`;
-      return jsonText(once(unquoted, 'u', `list_transform(regexp_extract_all(${c.arg(0)}, ${field}, 1), (q, i) -> coalesce(replace(q, '""', '"'), '') || coalesce(u[i], ''))`));
+      return jsonText(bindOnce(unquoted, 'u', `list_transform(regexp_extract_all(${c.arg(0)}, ${field}, 1), (q, i) -> coalesce(replace(q, '""', '"'), '') || coalesce(u[i], ''))`));
     },
     examples: [
       { apl: "parse_csv('axiom,logging,observability')", result: ['axiom', 'logging', 'observability'], type: 'array' },
@@ -1078,7 +1079,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     sql: (c) => {
       const points = `try_cast(${jsonElements(c.arg(0))} AS BIGINT[])`;
       const chars = `list_transform(cp, x -> try(chr(CAST(x AS INTEGER))))`;
-      return once(points, 'cp', `CASE WHEN list_bool_and(list_transform(${chars}, ch -> ch IS NOT NULL)) OR len(cp) = 0 THEN array_to_string(${chars}, '') END`);
+      return bindOnce(points, 'cp', `CASE WHEN list_bool_and(list_transform(${chars}, ch -> ch IS NOT NULL)) OR len(cp) = 0 THEN array_to_string(${chars}, '') END`);
     },
     examples: [
       { apl: 'unicode_codepoints_to_string(dynamic([72, 84, 84, 80]))', result: 'HTTP', type: 'string' },

@@ -1,5 +1,5 @@
 import type * as Ast from '../apl/ast.js';
-import type { BindContext } from '../check/context.js';
+import type { BindContext, Scope } from '../check/context.js';
 import type { Call, Expr, LiteralValue, ScalarType } from '../plan/types.js';
 import type { JsonValue } from '../results/values.js';
 import type { Mode } from '../sql/expressions.js';
@@ -50,6 +50,8 @@ export interface Param {
   readonly optional?: boolean;
   /** Added to the type error's message: what to do instead. */
   readonly hint?: string;
+  /** `type`: the argument is a type, written `typeof(string)`; it binds to a string literal of the plan type's name. */
+  readonly kind?: 'type';
 }
 
 export interface DerivedType {
@@ -65,6 +67,8 @@ export interface CallSite {
   readonly name: string;
   readonly node: Ast.Call;
   readonly context: BindContext;
+  /** The columns and lets the call can see (`ensure_field` looks a field up by name). */
+  readonly scope: Scope;
 }
 
 export interface BindSite extends CallSite {
