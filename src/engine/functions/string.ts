@@ -433,7 +433,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     summary:
       'Every match of a regular expression (RE2) in `text`: with one capture group, an array of what it matched; with several, an array of arrays. Without `captureGroups`, all of a constant expression’s groups.',
     // With two arguments, the second is the text: the signature takes either there.
-    params: [text('regex'), oneOf('captureGroups', ['dynamic', 'string'], { optional: true }), text('text', { optional: true })],
+    params: [text('regex'), oneOf('captureGroups', ['dynamic', 'string']), text('text', { optional: true })],
     returns: 'dynamic',
     reported: 'array',
     bind: bindExtractAll,
