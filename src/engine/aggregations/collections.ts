@@ -97,10 +97,11 @@ export const COLLECTION_AGGREGATIONS: readonly AggregationDef[] = [
     min: 2,
     max: 2,
     wire: 'topk',
+    conditional: { name: 'topkif', wire: 'topkif', predicate: 2 },
     bind: (args, site) => {
       const value = expectType(args, 0, COLLECTABLE, site);
       const k = Math.floor(constantNumber(args, 1, site, 'k', 1, 10_000));
-      return single({ name: 'topk' }, site, args.slice(0, 1), { args: [value], params: [k], type: 'dynamic' }, nameFor('topk', args[0]), { reportedType: 'array', aggArgs: [k] });
+      return single({ name: 'topk' }, site, args.slice(0, 1), { args: [value], params: [k], type: 'dynamic' }, nameFor(site.name, args[0]), { reportedType: 'array', aggArgs: [k] });
     },
     sql: (c) => {
       // Counts per value, count desc then value asc, the first k as {key, count, error: 0}.
@@ -113,6 +114,7 @@ export const COLLECTION_AGGREGATIONS: readonly AggregationDef[] = [
         query: "['sample-http-logs'] | summarize topk(method, 2)",
         rows: [{ topk_method: [{ key: 'GET', count: 3, error: 0 }, { key: 'DELETE', count: 1, error: 0 }] }],
       },
+      { query: "['sample-http-logs'] | summarize topkif(server_datacenter, 1, method == 'GET')", rows: [{ topkif_server_datacenter: [{ key: 'DCA', count: 3, error: 0 }] }] },
     ],
   },
   argExtreme('arg_max', 'The `returned` expressions (or `*`, every column) of the row where `expr` is largest; ties go to the first row ingested.', [

@@ -1,8 +1,8 @@
-import { isNumeric } from '../check/context.js';
+import { argNode, constantValue, fail, isNumeric } from '../check/context.js';
 import type { ScalarType } from '../plan/types.js';
 import { sqlInteger, sqlReal } from '../sql/quote.js';
 import { NUMERIC, ORDERED, SUMMABLE, constantNumber, expectType, nameFor, single } from './helpers.js';
-import type { AggregationDef } from './types.js';
+import type { AggregateSite, AggregationDef, BoundArg } from './types.js';
 
 const same = (type: ScalarType): ScalarType => type;
 
@@ -28,8 +28,22 @@ function simple(
   };
 }
 
-function percentileName(field: string | undefined, p: number): string {
-  return `percentile_${field ?? ''}_${String(p).replace('.', '_')}`;
+function percentileName(prefix: string, field: string | undefined, p: number): string {
+  return `${prefix}_${field ?? ''}_${String(p).replace('.', '_')}`;
+}
+
+/** percentiles_array's percentiles: numbers after the value, or one constant dynamic array of them. */
+function percentilesOf(args: readonly BoundArg[], site: AggregateSite): number[] {
+  const first = args[1]?.expr;
+  if (args.length === 2 && first?.type === 'dynamic') {
+    const value = constantValue(first);
+    const list: unknown = typeof value === 'string' ? JSON.parse(value) : undefined;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'number' && p >= 0 && p <= 100)) {
+      fail('invalid_argument', `${site.name}() needs a constant array of percentiles between 0 and 100 as argument ${site.position(1) + 1}, such as dynamic([50, 95])`, argNode(site.node, site.position(1)));
+    }
+    return list as number[];
+  }
+  return args.slice(1).map((_, i) => constantNumber(args, i + 1, site, 'percentile', 0, 100));
 }
 
 const PERCENTILE_TYPES: readonly ScalarType[] = ['long', 'real', 'datetime', 'timespan'];
@@ -99,26 +113,31 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
     min: 2,
     max: 2,
     wire: 'percentiles',
+    conditional: { name: 'percentileif', wire: 'percentilesif', predicate: 2 },
     bind: (args, site) => {
       const value = expectType(args, 0, PERCENTILE_TYPES, site);
       const p = constantNumber(args, 1, site, 'percentile', 0, 100);
-      return single({ name: 'percentile' }, site, args.slice(0, 1), { args: [value], params: [p], type: value.type }, percentileName(args[0]?.field, p), { aggArgs: [p] });
+      return single({ name: 'percentile' }, site, args.slice(0, 1), { args: [value], params: [p], type: value.type }, percentileName(site.name, args[0]?.field, p), { aggArgs: [p] });
     },
     // DuckDB's quantile_disc is the nearest-rank percentile: the smallest value with at least p% of values at or below it.
     sql: (c) => `quantile_disc(${c.arg(0)}, ${sqlReal(c.param(0) / 100)})${c.filter()}`,
-    examples: [{ query: "['sample-http-logs'] | summarize percentile(req_duration_ms, 50)", rows: [{ percentile_req_duration_ms_50: 3 }] }],
+    examples: [
+      { query: "['sample-http-logs'] | summarize percentile(req_duration_ms, 50)", rows: [{ percentile_req_duration_ms_50: 3 }] },
+      { query: "['sample-http-logs'] | summarize percentileif(req_duration_ms, 50, is_tls)", rows: [{ percentileif_req_duration_ms_50: 12.5 }] },
+    ],
   },
   {
     name: 'percentiles_array',
-    syntax: 'percentiles_array(expr, percentile1[, percentile2, …])',
-    summary: 'The nearest-rank percentiles of `expr`, as an array.',
+    syntax: 'percentiles_array(expr, percentile1[, percentile2, …]) or percentiles_array(expr, dynamic([percentile1, …]))',
+    summary: 'The nearest-rank percentiles of `expr`, as an array; the conditional form takes them as a dynamic array.',
     min: 2,
     max: 33,
     wire: 'percentiles',
+    conditional: { name: 'percentiles_arrayif', wire: 'percentilesif', predicate: 2, max: 3 },
     bind: (args, site) => {
       const value = expectType(args, 0, PERCENTILE_TYPES, site);
-      const ps = args.slice(1).map((_, i) => constantNumber(args, i + 1, site, 'percentile', 0, 100));
-      return single({ name: 'percentiles_array' }, site, args.slice(0, 1), { args: [value], params: ps, type: 'dynamic' }, nameFor('percentiles', args[0]), {
+      const ps = percentilesOf(args, site);
+      return single({ name: 'percentiles_array' }, site, args.slice(0, 1), { args: [value], params: ps, type: 'dynamic' }, nameFor(site.name === 'percentiles_array' ? 'percentiles' : site.name, args[0]), {
         reportedType: 'array',
         aggArgs: ps,
       });
@@ -127,7 +146,11 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
       const list = `[${c.call.params.map((p) => sqlReal(p / 100)).join(', ')}]`;
       return `CAST(to_json(quantile_disc(${c.arg(0)}, ${list})${c.filter()}) AS VARCHAR)`;
     },
-    examples: [{ query: "['sample-http-logs'] | summarize percentiles_array(resp_body_size_bytes, 50, 100)", rows: [{ percentiles_resp_body_size_bytes: [128, 4096] }] }],
+    examples: [
+      { query: "['sample-http-logs'] | summarize percentiles_array(resp_body_size_bytes, 50, 100)", rows: [{ percentiles_resp_body_size_bytes: [128, 4096] }] },
+      { query: "['sample-http-logs'] | summarize percentiles_array(req_duration_ms, dynamic([50, 100]))", rows: [{ percentiles_req_duration_ms: [3, 950.5] }] },
+      { query: "['sample-http-logs'] | summarize percentiles_arrayif(req_duration_ms, dynamic([50, 100]), is_tls)", rows: [{ percentiles_arrayif_req_duration_ms: [12.5, 950.5] }] },
+    ],
   },
   {
     name: 'histogram',
