@@ -1,7 +1,7 @@
 import type * as Ast from '../apl/ast.js';
 import { AplError, type AplErrorCode } from '../apl/errors.js';
 import type { PlanBuilder } from '../plan/build.js';
-import type { Call, Expr, Literal, LiteralValue, PlanColumn, ScalarFunction, ScalarType } from '../plan/types.js';
+import type { Call, Expr, Literal, LiteralValue, PlanColumn, ScalarType } from '../plan/types.js';
 
 /** Names the checker resolves: the current columns, then `let` names. */
 export interface Scope {
@@ -27,8 +27,31 @@ export interface AggregateSink {
   add(call: Ast.Call, context: BindContext): Expr;
 }
 
+/** APL's type names (typed nulls, `typeof(…)`) and the plan type each stands for. */
+export const TYPE_NAMES: Readonly<Record<string, ScalarType>> = {
+  bool: 'bool',
+  boolean: 'bool',
+  int: 'long',
+  long: 'long',
+  real: 'real',
+  double: 'real',
+  decimal: 'real',
+  string: 'string',
+  datetime: 'datetime',
+  timespan: 'timespan',
+  dynamic: 'dynamic',
+};
+
 export function fail(code: AplErrorCode, message: string, node: { readonly loc: Ast.Loc }): never {
   throw new AplError(code, message, node.loc);
+}
+
+/** A call with `min` to `max` arguments (functions and aggregations alike), or a positioned error. */
+export function checkArity(name: string, node: Ast.Call, min: number, max: number): void {
+  const count = node.args.length;
+  if (count >= min && count <= max) return;
+  const expected = min === max ? `${min} argument${min === 1 ? '' : 's'}` : max > 32 ? `at least ${min} argument${min === 1 ? '' : 's'}` : `${min} to ${max} arguments`;
+  fail('wrong_arity', `${name}() expects ${expected}, got ${count}`, node.name);
 }
 
 export const NUMERIC: readonly ScalarType[] = ['long', 'real'];
@@ -41,7 +64,7 @@ export function literal(type: ScalarType, value: LiteralValue): Literal {
   return { kind: 'literal', type, value };
 }
 
-export function call(fn: ScalarFunction, args: readonly Expr[], type: ScalarType, caseSensitive?: boolean): Call {
+export function call(fn: string, args: readonly Expr[], type: ScalarType, caseSensitive?: boolean): Call {
   return caseSensitive === undefined ? { kind: 'call', fn, args, type } : { kind: 'call', fn, args, type, caseSensitive };
 }
 
@@ -75,9 +98,9 @@ export function fromDynamic(e: Expr, type: ScalarType): Expr {
     case 'string':
       return call('tostring', [e], 'string');
     case 'long':
-      return call('tolong', [e], 'long');
+      return call('toint', [e], 'long');
     case 'real':
-      return call('toreal', [e], 'real');
+      return call('todouble', [e], 'real');
     case 'bool':
       return call('tobool', [e], 'bool');
     case 'datetime':

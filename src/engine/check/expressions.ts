@@ -1,12 +1,13 @@
 import type * as Ast from '../apl/ast.js';
 import { parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
-import type { Expr, PlanColumn, ScalarFunction, ScalarType } from '../plan/types.js';
-import { AGGREGATE_NAMES, isAggregateName } from './aggregates.js';
-import { asString, call, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
-import { SCALAR_FUNCTIONS } from './scalars.js';
+import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
+import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
+import { arity, bindFunction, bindTypeName, paramAt } from '../functions/bind.js';
+import { FUNCTION_NAMES, functionNamed } from '../functions/index.js';
+import { TYPE_NAMES, asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
 
-const COMPARISONS: Readonly<Record<string, ScalarFunction>> = {
+const COMPARISONS: Readonly<Record<string, Operator>> = {
   '==': 'eq',
   '!=': 'ne',
   '<': 'lt',
@@ -15,27 +16,13 @@ const COMPARISONS: Readonly<Record<string, ScalarFunction>> = {
   '>=': 'gte',
 };
 
-const STRING_PREDICATES: Readonly<Record<string, ScalarFunction>> = {
+const STRING_PREDICATES: Readonly<Record<string, Operator>> = {
   contains: 'contains',
   startswith: 'startswith',
   endswith: 'endswith',
   has: 'has',
   hasprefix: 'hasprefix',
   hassuffix: 'hassuffix',
-};
-
-const TYPED_NULLS: Readonly<Record<string, ScalarType>> = {
-  bool: 'bool',
-  boolean: 'bool',
-  int: 'long',
-  long: 'long',
-  real: 'real',
-  double: 'real',
-  decimal: 'real',
-  string: 'string',
-  datetime: 'datetime',
-  timespan: 'timespan',
-  dynamic: 'dynamic',
 };
 
 /** Binds an APL expression in `scope` to a typed plan expression, or throws a positioned AplError. */
@@ -56,7 +43,7 @@ export function bindExpression(node: Ast.Expression, scope: Scope, context: Bind
     case 'Dynamic':
       return literal('dynamic', JSON.stringify(node.value));
     case 'TypedNull':
-      return literal(TYPED_NULLS[node.type] ?? 'dynamic', null);
+      return literal(TYPE_NAMES[node.type] ?? 'dynamic', null);
     case 'Name':
     case 'Member':
     case 'Index':
@@ -148,21 +135,18 @@ function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
     }
     return context.aggregates.add(node, context);
   }
-  const signature = SCALAR_FUNCTIONS.get(name);
-  if (!signature) {
-    const suggestion = closestName(name, [...SCALAR_FUNCTIONS.keys(), ...(context.aggregates ? AGGREGATE_NAMES : [])]);
+  const def = functionNamed(name);
+  if (!def) {
+    // Inside summarize an aggregation is the likelier intent: a close one is suggested first.
+    const suggestion = (context.aggregates ? closestName(name, AGGREGATE_NAMES) : undefined) ?? closestName(name, FUNCTION_NAMES);
     fail('unknown_function', `unknown function '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, node.name);
   }
-  checkArity(name, node, signature.min, signature.max);
-  const args = node.args.map((arg) => bindExpression(arg, scope, context));
-  return signature.bind(args, node, context);
-}
-
-export function checkArity(name: string, node: Ast.Call, min: number, max: number): void {
-  const count = node.args.length;
-  if (count >= min && count <= max) return;
-  const expected = min === max ? `${min} argument${min === 1 ? '' : 's'}` : max > 32 ? `at least ${min} argument${min === 1 ? '' : 's'}` : `${min} to ${max} arguments`;
-  fail('wrong_arity', `${name}() expects ${expected}, got ${count}`, node.name);
+  // The arity before the arguments: a call with one argument too many says so, whatever the argument.
+  const { min, max } = arity(def);
+  checkArity(name, node, min, max);
+  // A parameter that takes a type (`ensure_field(name, typeof(string))`) is given the type's name.
+  const args = node.args.map((arg, index) => (paramAt(def, index).kind === 'type' ? bindTypeName(arg, name, index) : bindExpression(arg, scope, context)));
+  return bindFunction(def, name, node, args, { context, scope });
 }
 
 function bindUnary(node: Ast.Unary, scope: Scope, context: BindContext): Expr {
@@ -240,7 +224,7 @@ function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, opera
 }
 
 function bindArithmetic(operator: '+' | '-' | '*' | '/' | '%', left: Expr, right: Expr, node: Ast.Binary): Expr {
-  const fn: ScalarFunction = operator === '+' ? 'add' : operator === '-' ? 'sub' : operator === '*' ? 'mul' : operator === '/' ? 'div' : 'mod';
+  const fn: Operator = operator === '+' ? 'add' : operator === '-' ? 'sub' : operator === '*' ? 'mul' : operator === '/' ? 'div' : 'mod';
   const l = left.type === 'dynamic' ? fromDynamic(left, 'real') : left;
   const r = right.type === 'dynamic' ? fromDynamic(right, 'real') : right;
   const type = arithmeticType(operator, l.type, r.type);

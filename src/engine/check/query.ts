@@ -3,9 +3,12 @@ import { NS_PER } from '../apl/literals.js';
 import { PlanBuilder, REPORTED_TYPES, nodesOf, scanOf } from '../plan/build.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode } from '../plan/types.js';
 import type { DatasetSchema } from '../schema.js';
-import { aggregateSignature, type AggregateOutput, type BoundArg } from './aggregates.js';
+import { bindAggregation } from '../aggregations/bind.js';
+import { isAggregateName } from '../aggregations/index.js';
+import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
+import { functionNamed } from '../functions/index.js';
 import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
-import { bindExpression, checkArity, findColumn, unknownField } from './expressions.js';
+import { bindExpression, findColumn, unknownField } from './expressions.js';
 
 export interface CheckOptions {
   /** The query window in nanoseconds: start ≤ _time < end. */
@@ -336,7 +339,7 @@ class QueryChecker {
           return refOf(columns[0] as PlanColumn);
         },
       };
-      const direct = assignment.value.kind === 'Call' && aggregateSignature(assignment.value.name.name) !== undefined;
+      const direct = assignment.value.kind === 'Call' && isAggregateName(assignment.value.name.name);
       const bound = bindExpression(assignment.value, keyScope, { ...this.context, aggregates: sink });
       if (outputs.length === 0) fail('invalid_argument', 'summarize needs aggregations such as count() or avg(x); put other expressions in extend', assignment.value);
       if (direct && outputs.length > 1 && assignment.name) {
@@ -352,7 +355,7 @@ class QueryChecker {
             const seconds = (span: bigint): Expr => literal('real', Number(span) / Number(NS_PER.second));
             const duration = flag && timeKey?.size ? call('iff', [refOf(flag), seconds(window), seconds(timeKey.size)], 'real') : seconds(timeKey?.size ?? window);
             const rate = this.builder.column({ name, type: 'real', agg: output.agg });
-            post.push({ column: rate, expr: call('div', [call('toreal', [refOf(column)], 'real'), duration], 'real') });
+            post.push({ column: rate, expr: call('div', [call('todouble', [refOf(column)], 'real'), duration], 'real') });
           } else {
             const index = items.findIndex((item) => item.column.id === column.id);
             items[index] = { column: visibleColumn, call: output.call };
@@ -395,9 +398,6 @@ class QueryChecker {
 
   private bindAggregate(node: Ast.Call, scope: Scope, context: BindContext, keyInputs: readonly number[]) {
     const name = node.name.name;
-    const signature = aggregateSignature(name);
-    if (!signature) throw new Error(`No aggregation ${name}.`);
-    checkArity(name, node, signature.min, signature.max);
     const inner: BindContext = { builder: context.builder, now: context.now, range: context.range };
     const args: BoundArg[] = [];
     node.args.forEach((arg, index) => {
@@ -415,7 +415,7 @@ class QueryChecker {
       const column = expr.kind === 'column' ? scope.columns.find((c) => c.id === expr.column) : undefined;
       args.push({ expr, field: column?.name, node: arg });
     });
-    return signature.bind(args, node);
+    return bindAggregation(name, args, node);
   }
 
   /** The bin size when `expr` bins the scan's `_time`: `bin(_time, 1m)`, `bin_auto(_time)`. */
@@ -486,7 +486,8 @@ function uniqueName(name: string, taken: readonly PlanColumn[]): string {
 
 function reportedTypeOf(expr: Expr): string {
   if (expr.type === 'dynamic') {
-    if (expr.kind === 'call' && expr.fn === 'split') return 'array';
+    const reported = expr.kind === 'call' ? functionNamed(expr.fn)?.reported : undefined;
+    if (reported) return reported;
     if (expr.kind === 'literal' && typeof expr.value === 'string') return expr.value.startsWith('[') ? 'array' : 'object';
   }
   return REPORTED_TYPES[expr.type];

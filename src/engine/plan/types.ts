@@ -62,7 +62,11 @@ export interface Literal {
 
 export interface Call {
   readonly kind: 'call';
-  readonly fn: ScalarFunction;
+  /**
+   * What the call applies: an operator (`OPERATORS`), or a scalar function of the registry by its
+   * name (`functions/`, where each function's semantics and SQL are, one entry each).
+   */
+  readonly fn: string;
   readonly args: readonly Expr[];
   readonly type: ScalarType;
   /** String comparisons and matches: false for the case-insensitive forms. */
@@ -72,101 +76,53 @@ export interface Call {
 export type Expr = ColumnRef | Literal | Call;
 
 /**
- * Scalar functions with decided semantics (apl.md). Null rules: `eq` is true for two nulls and
- * false for one, `ne` its negation; the string predicates, `in`, `between` and `regex` are false
- * for a null input; the orderings (`lt`…) and arithmetic are null when an operand is null.
+ * The operators the plan defines itself, with decided semantics (apl.md). Null rules: `eq` is
+ * true for two nulls and false for one, `ne` its negation; the string predicates, `in`, `between`
+ * and `regex` are false for a null input; the orderings (`lt`…) and arithmetic are null when an
+ * operand is null. `int / int` truncates toward zero; `has*` match whole terms (runs of letters
+ * and digits); `dynamic_get` is a key or an index of a JSON value.
  */
-export type ScalarFunction =
-  // logic
-  | 'and'
-  | 'or'
-  | 'not'
-  // comparison
-  | 'eq'
-  | 'ne'
-  | 'lt'
-  | 'lte'
-  | 'gt'
-  | 'gte'
-  | 'in'
-  | 'between'
-  // arithmetic (int / int truncates toward zero)
-  | 'add'
-  | 'sub'
-  | 'mul'
-  | 'div'
-  | 'mod'
-  | 'neg'
-  // string predicates; `has*` match whole terms (runs of letters and digits)
-  | 'contains'
-  | 'startswith'
-  | 'endswith'
-  | 'has'
-  | 'hasprefix'
-  | 'hassuffix'
-  | 'regex'
-  // strings
-  | 'tolower'
-  | 'toupper'
-  | 'strlen'
-  | 'substring'
-  | 'strcat'
-  | 'split'
-  | 'replace_string'
-  | 'indexof'
-  | 'extract'
-  // conversions
-  | 'tostring'
-  | 'tolong'
-  | 'toreal'
-  | 'tobool'
-  | 'todatetime'
-  | 'totimespan'
-  // nulls and conditionals
-  | 'isnull'
-  | 'isnotnull'
-  | 'isempty'
-  | 'isnotempty'
-  | 'coalesce'
-  | 'iff'
-  | 'case'
-  // numbers and time
-  | 'floor'
-  | 'ceiling'
-  | 'round'
-  | 'abs'
-  | 'bin'
-  | 'startofday'
-  | 'startofweek'
-  | 'startofmonth'
-  | 'datetime_diff'
-  | 'hourofday'
-  | 'dayofweek'
-  // dynamic values: a key or an index of a JSON value
-  | 'dynamic_get';
+export const OPERATORS = [
+  'and',
+  'or',
+  'not',
+  'eq',
+  'ne',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'in',
+  'between',
+  'add',
+  'sub',
+  'mul',
+  'div',
+  'mod',
+  'neg',
+  'contains',
+  'startswith',
+  'endswith',
+  'has',
+  'hasprefix',
+  'hassuffix',
+  'regex',
+  'dynamic_get',
+] as const;
+
+export type Operator = (typeof OPERATORS)[number];
+
+const OPERATOR_SET: ReadonlySet<string> = new Set(OPERATORS);
+
+export function isOperator(fn: string): fn is Operator {
+  return OPERATOR_SET.has(fn);
+}
 
 // ── Aggregations ──────────────────────────────────────────────────────────────────────────
 
-export type AggregateFunction =
-  | 'count'
-  | 'dcount'
-  | 'sum'
-  | 'avg'
-  | 'min'
-  | 'max'
-  | 'percentile'
-  | 'percentiles'
-  | 'topk'
-  | 'make_list'
-  | 'make_set'
-  | 'arg_max'
-  | 'arg_min'
-  | 'stdev'
-  | 'variance'
-  | 'histogram';
-
 export interface AggregateCall {
-  readonly fn: AggregateFunction;
+  /** An aggregation of the registry (`aggregations/`), by its name. */
+  readonly fn: string;
   /**
    * count: none or one (non-null values); arg_max/arg_min: [value to return, expression to
    * maximise]; the rest: the aggregated expression.
@@ -174,7 +130,7 @@ export interface AggregateCall {
   readonly args: readonly Expr[];
   /** Only rows for which this is true take part (`countif`, `sumif`…). */
   readonly filter?: Expr;
-  /** percentile: [p]; percentiles: [p1, p2…] (0–100); topk: [k]; make_set: [limit]; histogram: [buckets]. */
+  /** percentile: [p]; percentiles_array: [p1, p2…] (0–100); topk: [k]; make_set: [limit]; histogram: [buckets]. */
   readonly params: readonly number[];
   readonly type: ScalarType;
 }

@@ -1,5 +1,5 @@
 import { formatDatetime, parseDatetime } from '../apl/literals.js';
-import { bucketCount } from '../check/scalars.js';
+import { bucketCount } from '../functions/rounding.js';
 import { formatRowPosition, type RowPosition } from '../row-id.js';
 import type { BucketsShape, MatchesShape, ResultAggregation } from '../structured/plan.js';
 import type { CapAdvice, DecodedRows, ResultMessage } from './rows.js';

@@ -1,9 +1,11 @@
+import { aggregationNamed } from '../aggregations/index.js';
+import type { AggregationDef } from '../aggregations/types.js';
 import { scanOf } from '../plan/build.js';
 import type { AggregateCall, AggregateNode, Expr, LimitNode, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
 import type { SqlParam } from '../store/types.js';
 import { ExpressionCompiler, columnName } from './expressions.js';
 import { Params } from './params.js';
-import { quoteIdentifier, sqlInteger, sqlReal } from './quote.js';
+import { quoteIdentifier, sqlInteger } from './quote.js';
 
 export interface Statement {
   readonly sql: string;
@@ -297,7 +299,7 @@ class PlanCompiler {
     const inputs = referencedBy(node.aggregates.flatMap((item) => [...item.call.args, ...(item.call.filter ? [item.call.filter] : [])]));
     for (const key of node.keys) inputs.add(key.input);
     // Only collections and arg_max/arg_min order by ingest; reading the row id costs a column.
-    const ordered = node.aggregates.some((item) => ['make_list', 'make_set', 'arg_max', 'arg_min'].includes(item.call.fn));
+    const ordered = node.aggregates.some((item) => aggregationDef(item.call.fn).ordered === true);
     if (node.inputRowId !== undefined && ordered) inputs.add(node.inputRowId);
     let input = this.block(node.input, inputs);
     const wasCarrying = this.carrying;
@@ -309,9 +311,9 @@ class PlanCompiler {
     const windowColumns: string[] = [];
     const firstSeen = new Map<AggregateCall, { fine: string; totals?: string }>();
     for (const item of node.aggregates) {
-      if (item.call.fn !== 'make_set') continue;
+      if (aggregationDef(item.call.fn).firstSeen !== true) continue;
       const valueExpr = item.call.args[0];
-      if (!valueExpr) throw new Error('make_set needs a value.');
+      if (!valueExpr) throw new Error(`${item.call.fn} needs a value.`);
       const value = this.expressions.compile(valueExpr);
       const filter = item.call.filter ? [this.expressions.compile(item.call.filter)] : [];
       const rank = (keys: readonly string[]): string => {
@@ -344,87 +346,42 @@ class PlanCompiler {
   }
 
   private aggregateCall(call: AggregateCall, node: AggregateNode, firstSeen: { fine: string; totals?: string } | undefined): string {
-    const arg = (index: number): string => {
+    const def = aggregationDef(call.fn);
+    if (!def.sql) throw new Error(`The plan aggregates with ${call.fn}, which has no SQL lowering.`);
+    const argument = (index: number): Expr => {
       const expr = call.args[index];
       if (!expr) throw new Error(`${call.fn} is missing argument ${index + 1}.`);
-      return this.expressions.compile(expr);
+      return expr;
     };
     const conditions = call.filter ? [this.expressions.compile(call.filter, 'predicate')] : [];
-    const filter = (extra: readonly string[] = []): string => {
-      const all = [...conditions, ...extra];
-      return all.length > 0 ? ` FILTER (WHERE ${all.join(' AND ')})` : '';
-    };
-    const rowId = node.inputRowId !== undefined ? columnName(node.inputRowId) : undefined;
-    const type = call.args[0]?.type;
-    switch (call.fn) {
-      case 'count':
-        return call.args.length > 0 ? `count(${arg(0)})${filter()}` : `count(*)${filter()}`;
-      case 'dcount':
-        return `count(DISTINCT ${arg(0)})${filter()}`;
-      case 'sum':
-        // No values sum to 0 (apl.md: sumif with no matches is 0); int64 sums stay int64.
-        return type === 'real' ? `coalesce(sum(${arg(0)})${filter()}, 0)` : `CAST(coalesce(sum(${arg(0)})${filter()}, 0) AS BIGINT)`;
-      case 'avg':
-        return type === 'timespan' ? `CAST(round(avg(${arg(0)})${filter()}) AS BIGINT)` : `avg(${arg(0)})${filter()}`;
-      case 'min':
-        return `min(${arg(0)})${filter()}`;
-      case 'max':
-        return `max(${arg(0)})${filter()}`;
-      case 'stdev':
-        return `stddev_samp(${arg(0)})${filter()}`;
-      case 'variance':
-        return `var_samp(${arg(0)})${filter()}`;
-      case 'percentile':
-        // DuckDB's quantile_disc is the nearest-rank percentile: the smallest value with at least p% of values at or below it.
-        return `quantile_disc(${arg(0)}, ${sqlReal((call.params[0] ?? 50) / 100)})${filter()}`;
-      case 'percentiles': {
-        const list = `[${call.params.map((p) => sqlReal(p / 100)).join(', ')}]`;
-        return `CAST(to_json(quantile_disc(${arg(0)}, ${list})${filter()}) AS VARCHAR)`;
-      }
-      case 'topk': {
-        // Counts per value, count desc then value asc, the first k as {key, count, error: 0}.
-        const counted = `list_transform(map_entries(histogram(${arg(0)})${filter()}), e -> {'c': -CAST(e.value AS BIGINT), 'k': e.key})`;
-        const top = `list_slice(list_sort(${counted}), 1, ${sqlInteger(call.params[0] ?? 10)})`;
-        return `coalesce(CAST(to_json(list_transform(${top}, e -> {'key': e.k, 'count': -e.c, 'error': 0})) AS VARCHAR), '[]')`;
-      }
-      case 'make_list': {
-        const value = type === 'dynamic' ? `CAST(${arg(0)} AS JSON)` : arg(0);
-        const list = `list(${value}${rowId ? ` ORDER BY ${rowId}` : ''})${filter([`${arg(0)} IS NOT NULL`])}`;
-        return `coalesce(CAST(to_json(list_slice(${list}, 1, ${sqlInteger(call.params[0] ?? 1_048_576)})) AS VARCHAR), '[]')`;
-      }
-      case 'make_set': {
-        const value = type === 'dynamic' ? `CAST(${arg(0)} AS JSON)` : arg(0);
-        const limit = sqlInteger(call.params[0] ?? 128);
-        const list = (rank: string): string =>
-          `coalesce(CAST(to_json(list_slice(list(${value}${rowId ? ` ORDER BY ${rowId}` : ''})${filter([`${arg(0)} IS NOT NULL`, `${rank} = 1`])}, 1, ${limit})) AS VARCHAR), '[]')`;
-        if (!firstSeen) throw new Error('make_set needs its first-seen ranks.');
+    return def.sql({
+      call,
+      arg: (index) => this.expressions.compile(argument(index)),
+      type: (index) => argument(index).type,
+      param: (index) => {
+        const value = call.params[index];
+        if (value === undefined) throw new Error(`${call.fn} is missing parameter ${index + 1}.`);
+        return value;
+      },
+      filter: (extra = []) => {
+        const all = [...conditions, ...extra];
+        return all.length > 0 ? ` FILTER (WHERE ${all.join(' AND ')})` : '';
+      },
+      rowId: node.inputRowId !== undefined ? columnName(node.inputRowId) : undefined,
+      firstSeen: (build) => {
+        if (!firstSeen) throw new Error(`${call.fn} needs its first-seen ranks.`);
         if (firstSeen.totals && node.totals) {
-          return `CASE WHEN GROUPING(${columnName(node.totals.withoutKey)}) = 1 THEN ${list(firstSeen.totals)} ELSE ${list(firstSeen.fine)} END`;
+          return `CASE WHEN GROUPING(${columnName(node.totals.withoutKey)}) = 1 THEN ${build(firstSeen.totals)} ELSE ${build(firstSeen.fine)} END`;
         }
-        return list(firstSeen.fine);
-      }
-      case 'histogram': {
-        // `buckets` equal-width buckets from the group's smallest to its largest value, each as
-        // {from, to, count}; the largest value falls in the last bucket. No values: [].
-        const buckets = call.params[0] ?? 10;
-        const last = sqlInteger(buckets - 1);
-        const present = filter([`${arg(0)} IS NOT NULL`]);
-        const value = `CAST(${arg(0)} AS DOUBLE)`;
-        const low = `min(${value})${present}`;
-        const high = `max(${value})${present}`;
-        const width = `((${high} - ${low}) / ${sqlInteger(buckets)})`;
-        const bucketOf = `CASE WHEN ${high} = ${low} THEN 0 ELSE least(CAST(floor((v - ${low}) / ${width}) AS BIGINT), ${last}) END`;
-        const counted = `length(list_filter(list(${value})${present}, v -> ${bucketOf} = i))`;
-        const list = `list_transform(range(${sqlInteger(buckets)}), i -> {'from': ${low} + i * ${width}, 'to': CASE WHEN i = ${last} THEN ${high} ELSE ${low} + (i + 1) * ${width} END, 'count': ${counted}})`;
-        return `CASE WHEN count(${arg(0)})${filter()} = 0 THEN '[]' ELSE CAST(to_json(${list}) AS VARCHAR) END`;
-      }
-      case 'arg_max':
-      case 'arg_min': {
-        // Ties go to the first row ingested; rows where the compared value is null take no part.
-        const by = arg(1);
-        const key = rowId ? `{'v': ${by}, 'r': ${call.fn === 'arg_max' ? `-${rowId}` : rowId}}` : by;
-        return `${call.fn}_null(${arg(0)}, ${key})${filter([`${by} IS NOT NULL`])}`;
-      }
-    }
+        return build(firstSeen.fine);
+      },
+    });
   }
+}
+
+/** The registry entry a plan aggregate call names. */
+function aggregationDef(fn: string): AggregationDef {
+  const found = aggregationNamed(fn);
+  if (!found) throw new Error(`The plan aggregates with ${fn}, which is no aggregation.`);
+  return found.def;
 }

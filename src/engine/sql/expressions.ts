@@ -1,7 +1,8 @@
-import { NS_PER } from '../apl/literals.js';
-import type { Call, Expr, LiteralValue, ScalarType } from '../plan/types.js';
+import { functionNamed } from '../functions/index.js';
+import type { SqlCall } from '../functions/types.js';
+import { isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
 import type { Params } from './params.js';
-import { quoteIdentifier, sqlInteger, quoteString } from './quote.js';
+import { quoteIdentifier, quoteString } from './quote.js';
 
 /** SQL types of the scalar types: datetimes and timespans are int64 nanoseconds, dynamic is JSON text. */
 export const SQL_TYPES: Readonly<Record<ScalarType, 'BOOLEAN' | 'BIGINT' | 'DOUBLE' | 'VARCHAR'>> = {
@@ -26,10 +27,6 @@ export function columnName(id: number): string {
  */
 export type Mode = 'value' | 'predicate';
 
-const DAY = sqlInteger(NS_PER.day);
-const WEEK = sqlInteger(7n * NS_PER.day);
-/** 1970-01-04, the first Sunday after the epoch: weeks start on Sunday. */
-const FIRST_SUNDAY = sqlInteger(3n * NS_PER.day);
 /** Letters and digits make terms; everything else separates them (apl.md `has`). */
 const TERM_CHAR = '[\\pL\\pN]';
 const NOT_TERM_CHAR = '[^\\pL\\pN]';
@@ -61,19 +58,56 @@ export class ExpressionCompiler {
   }
 
   private call(e: Call, mode: Mode): string {
+    if (isOperator(e.fn)) return this.operator(e, e.fn, mode);
+    const def = functionNamed(e.fn);
+    if (!def?.sql) throw new Error(`The plan calls ${e.fn}, which has no SQL lowering.`);
+    return def.sql(this.sqlCall(e, mode));
+  }
+
+  /** What a registry function's lowering sees of a call (functions/types.ts). */
+  private sqlCall(e: Call, mode: Mode): SqlCall {
+    const argument = (index: number): Expr => {
+      const arg = e.args[index];
+      if (!arg) throw new Error(`${e.fn} is missing argument ${index + 1}.`);
+      return arg;
+    };
+    return {
+      call: e,
+      mode,
+      arg: (index, argMode = 'value') => this.compile(argument(index), argMode),
+      args: () => e.args.map((arg) => this.compile(arg)),
+      type: (index) => argument(index).type,
+      value: (index) => {
+        const arg = argument(index);
+        return arg.kind === 'literal' ? arg.value : undefined;
+      },
+      cast: (index, type = e.type) => {
+        const arg = argument(index);
+        const sql = this.compile(arg);
+        return arg.type === type ? sql : `CAST(${sql} AS ${SQL_TYPES[type]})`;
+      },
+      bind: (value, type) => this.params.bind(value, SQL_TYPES[type]),
+      exact: (sql) => (mode === 'predicate' ? sql : `coalesce(${sql}, false)`),
+      nonNegative: (index) => {
+        const arg = argument(index);
+        return arg.kind === 'column' && this.nonNegative.has(arg.column);
+      },
+    };
+  }
+
+  private operator(e: Call, fn: Operator, mode: Mode): string {
     const a = (index: number, argMode: Mode = 'value'): string => {
       const arg = e.args[index];
       if (!arg) throw new Error(`${e.fn} is missing argument ${index + 1}.`);
       return this.compile(arg, argMode);
     };
-    const type = (index: number): ScalarType => e.args[index]?.type ?? 'string';
     const exact = (sql: string): string => (mode === 'predicate' ? sql : `coalesce(${sql}, false)`);
     const ci = e.caseSensitive === false;
     const fold = (sql: string): string => (ci ? `lower(${sql})` : sql);
-    switch (e.fn) {
+    switch (fn) {
       case 'and':
       case 'or':
-        return `(${a(0, mode)} ${e.fn.toUpperCase()} ${a(1, mode)})`;
+        return `(${a(0, mode)} ${fn.toUpperCase()} ${a(1, mode)})`;
       case 'not':
         return `(NOT ${a(0)})`;
       case 'eq':
@@ -118,98 +152,9 @@ export class ExpressionCompiler {
         return exact(this.termMatch(e));
       case 'regex':
         return exact(`regexp_matches(${a(0)}, ${a(1)})`);
-      case 'tolower':
-        return `lower(${a(0)})`;
-      case 'toupper':
-        return `upper(${a(0)})`;
-      case 'strlen':
-        return `length(${a(0)})`;
-      case 'substring': {
-        const start = `(greatest(${a(1)}, 0) + 1)`;
-        return e.args.length > 2 ? `substring(${a(0)}, ${start}, greatest(${a(2)}, 0))` : `substring(${a(0)}, ${start})`;
-      }
-      case 'strcat':
-        return `concat(${e.args.map((_, i) => a(i)).join(', ')})`;
-      case 'split':
-        return `CAST(to_json(string_split(${a(0)}, ${a(1)})) AS VARCHAR)`;
-      case 'replace_string':
-        return `replace(${a(0)}, ${a(1)}, ${a(2)})`;
-      case 'indexof': {
-        if (e.args.length < 3) return `(instr(${a(0)}, ${a(1)}) - 1)`;
-        const start = `greatest(${a(2)}, 0)`;
-        const found = `instr(substring(${a(0)}, ${start} + 1), ${a(1)})`;
-        return `CASE WHEN ${found} = 0 THEN -1 ELSE ${found} + ${start} - 1 END`;
-      }
-      case 'extract': {
-        const group = e.args[1];
-        const groupNumber = group?.kind === 'literal' && typeof group.value === 'bigint' ? group.value : 0n;
-        return `CASE WHEN regexp_matches(${a(2)}, ${a(0)}) THEN regexp_extract(${a(2)}, ${a(0)}, ${sqlInteger(groupNumber)}) END`;
-      }
-      case 'tostring':
-        return `coalesce(${this.toText(a(0), type(0))}, '')`;
-      case 'tolong':
-        return this.toLong(a(0), type(0));
-      case 'toreal':
-        return this.toReal(a(0), type(0));
-      case 'tobool':
-        return this.toBool(a(0), type(0));
-      case 'todatetime':
-        return type(0) === 'datetime' ? a(0) : parseDatetimeSql(type(0) === 'dynamic' ? this.toText(a(0), 'dynamic') : a(0));
-      case 'totimespan':
-        return type(0) === 'timespan' ? a(0) : parseTimespanSql(type(0) === 'dynamic' ? this.toText(a(0), 'dynamic') : a(0));
-      case 'isnull':
-        return `(${a(0)} IS NULL)`;
-      case 'isnotnull':
-        return `(${a(0)} IS NOT NULL)`;
-      case 'isempty':
-        return type(0) === 'string' || type(0) === 'dynamic' ? `(${a(0)} IS NULL OR ${a(0)} = '')` : `(${a(0)} IS NULL)`;
-      case 'isnotempty':
-        return type(0) === 'string' || type(0) === 'dynamic' ? `(${a(0)} IS NOT NULL AND ${a(0)} <> '')` : `(${a(0)} IS NOT NULL)`;
-      case 'coalesce':
-        return `coalesce(${e.args.map((_, i) => this.cast(i, e)).join(', ')})`;
-      case 'iff':
-        return `CASE WHEN ${a(0, 'predicate')} THEN ${this.cast(1, e)} ELSE ${this.cast(2, e)} END`;
-      case 'case': {
-        const branches: string[] = [];
-        for (let i = 0; i + 1 < e.args.length; i += 2) branches.push(`WHEN ${a(i, 'predicate')} THEN ${this.cast(i + 1, e)}`);
-        return `CASE ${branches.join(' ')} ELSE ${this.cast(e.args.length - 1, e)} END`;
-      }
-      case 'floor':
-        return type(0) === 'long' ? a(0) : `floor(${a(0)})`;
-      case 'ceiling':
-        return type(0) === 'long' ? a(0) : `ceil(${a(0)})`;
-      case 'round':
-        return e.args.length > 1 ? `round(${a(0)}, CAST(${a(1)} AS INTEGER))` : `round(${a(0)})`;
-      case 'abs':
-        return `abs(${a(0)})`;
-      case 'bin': {
-        if (type(0) === 'real' || type(1) === 'real') return `(floor(${a(0)} / ${a(1)}) * ${a(1)})`;
-        const value = e.args[0];
-        return value?.kind === 'column' && this.nonNegative.has(value.column) ? `(${a(0)} - ${a(0)} % ${a(1)})` : floorTo(a(0), a(1));
-      }
-      case 'startofday':
-        return floorTo(a(0), DAY);
-      case 'startofweek':
-        return `(${a(0)} - ${positiveMod(`(${a(0)} - ${FIRST_SUNDAY})`, WEEK)})`;
-      case 'startofmonth':
-        return `epoch_ns(date_trunc('month', ${timestampOf(a(0))}))`;
-      case 'hourofday':
-        return `(${positiveMod(a(0), DAY)} // ${sqlInteger(NS_PER.hour)})`;
-      case 'dayofweek':
-        return `((${positiveMod(`(${a(0)} - ${FIRST_SUNDAY})`, WEEK)} // ${DAY}) * ${DAY})`;
-      case 'datetime_diff':
-        return this.datetimeDiff(e);
       case 'dynamic_get':
         return this.dynamicGet(e);
     }
-  }
-
-  /** A branch of iff/case/coalesce in the result's type (long branches of a real result, say). */
-  private cast(index: number, e: Call): string {
-    const arg = e.args[index];
-    if (!arg) throw new Error(`${e.fn} is missing argument ${index + 1}.`);
-    const sql = this.compile(arg);
-    return arg.type === e.type ? sql : `CAST(${sql} AS ${SQL_TYPES[e.type]})`;
   }
 
   /** `==` is true for two nulls and false for one; `!=` the opposite (apl.md). */
@@ -272,85 +217,6 @@ export class ExpressionCompiler {
     return `regexp_matches(${haystack}, concat(${quoteString(flags)}, ${leading}, regexp_escape(${needle}), ${trailing}))`;
   }
 
-  /** Text of a value as `tostring` gives it (before null becomes ""). */
-  toText(sql: string, type: ScalarType): string {
-    switch (type) {
-      case 'string':
-        return sql;
-      case 'datetime':
-        return formatDatetimeSql(sql);
-      case 'timespan':
-        return formatTimespanSql(sql);
-      case 'dynamic':
-        return `CASE WHEN json_type(${sql}) = 'VARCHAR' THEN json_extract_string(${sql}, '$') ELSE ${sql} END`;
-      default:
-        return `CAST(${sql} AS VARCHAR)`;
-    }
-  }
-
-  private toLong(sql: string, type: ScalarType): string {
-    switch (type) {
-      case 'long':
-      case 'datetime':
-      case 'timespan':
-        return sql;
-      case 'real':
-        return `TRY_CAST(trunc(${sql}) AS BIGINT)`;
-      case 'bool':
-        return `CAST(${sql} AS BIGINT)`;
-      default: {
-        const text = type === 'dynamic' ? this.toText(sql, type) : sql;
-        return `CASE WHEN regexp_full_match(${text}, '[+-]?[0-9]+') THEN TRY_CAST(${text} AS BIGINT) END`;
-      }
-    }
-  }
-
-  private toReal(sql: string, type: ScalarType): string {
-    if (type === 'string') return `TRY_CAST(${sql} AS DOUBLE)`;
-    if (type === 'dynamic') return `TRY_CAST(${this.toText(sql, type)} AS DOUBLE)`;
-    return `CAST(${sql} AS DOUBLE)`;
-  }
-
-  private toBool(sql: string, type: ScalarType): string {
-    switch (type) {
-      case 'bool':
-        return sql;
-      case 'long':
-      case 'real':
-        return `(${sql} <> 0)`;
-      case 'string':
-      case 'dynamic': {
-        const text = `lower(${type === 'dynamic' ? this.toText(sql, type) : sql})`;
-        return `CASE ${text} WHEN 'true' THEN true WHEN 'false' THEN false END`;
-      }
-      default:
-        return 'CAST(NULL AS BOOLEAN)';
-    }
-  }
-
-  private datetimeDiff(e: Call): string {
-    const part = e.args[0]?.kind === 'literal' ? String(e.args[0].value) : 'day';
-    const later = this.compile(e.args[1] as Expr);
-    const earlier = this.compile(e.args[2] as Expr);
-    const units: Readonly<Record<string, bigint>> = {
-      day: NS_PER.day,
-      hour: NS_PER.hour,
-      minute: NS_PER.minute,
-      second: NS_PER.second,
-      millisecond: NS_PER.millisecond,
-      microsecond: NS_PER.microsecond,
-      nanosecond: NS_PER.nanosecond,
-    };
-    const unit = units[part];
-    if (unit !== undefined) {
-      const u = sqlInteger(unit);
-      return `(${floorDiv(later, u)} - ${floorDiv(earlier, u)})`;
-    }
-    if (part === 'week') return `(${floorDiv(`(${later} - ${FIRST_SUNDAY})`, WEEK)} - ${floorDiv(`(${earlier} - ${FIRST_SUNDAY})`, WEEK)})`;
-    // year, quarter, month: calendar boundaries, which DuckDB counts the same way.
-    return `date_diff(${quoteString(part)}, ${timestampOf(earlier)}, ${timestampOf(later)})`;
-  }
-
   private dynamicGet(e: Call): string {
     const [objectExpr, keyExpr] = e.args;
     if (!objectExpr || !keyExpr) throw new Error('dynamic_get needs two arguments.');
@@ -370,74 +236,4 @@ export class ExpressionCompiler {
 
 function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
-}
-
-/** x mod m in [0, m), for int64 nanoseconds before the epoch too. */
-function positiveMod(x: string, m: string): string {
-  return `(((${x} % ${m}) + ${m}) % ${m})`;
-}
-
-/** The largest multiple of `size` not above x, exactly, in int64. */
-export function floorTo(x: string, size: string): string {
-  return `(${x} - ${positiveMod(x, size)})`;
-}
-
-function floorDiv(x: string, size: string): string {
-  return `(${floorTo(x, size)} // ${size})`;
-}
-
-/** A DuckDB TIMESTAMP (microseconds) of int64 nanoseconds, for calendar arithmetic. */
-function timestampOf(ns: string): string {
-  return `make_timestamp(${floorDiv(ns, '1000')})`;
-}
-
-/** RFC 3339 UTC with the nanoseconds trimmed of trailing zeros, as results print datetimes. */
-export function formatDatetimeSql(ns: string): string {
-  const nanos = positiveMod(ns, '1000000000');
-  const fraction = `CASE WHEN ${nanos} = 0 THEN '' ELSE '.' || rtrim(lpad(CAST(${nanos} AS VARCHAR), 9, '0'), '0') END`;
-  return `(strftime(${timestampOf(ns)}, '%Y-%m-%dT%H:%M:%S') || ${fraction} || 'Z')`;
-}
-
-/** Kusto's `[-][d.]hh:mm:ss[.fffffff]`. */
-function formatTimespanSql(ns: string): string {
-  const magnitude = `abs(${ns})`;
-  const part = (unit: bigint, modulo: bigint | undefined): string =>
-    modulo === undefined ? `(${magnitude} // ${sqlInteger(unit)})` : `((${magnitude} // ${sqlInteger(unit)}) % ${sqlInteger(modulo)})`;
-  const nanos = `(${magnitude} % 1000000000)`;
-  const days = part(NS_PER.day, undefined);
-  return (
-    `(CASE WHEN ${ns} < 0 THEN '-' ELSE '' END || CASE WHEN ${days} > 0 THEN CAST(${days} AS VARCHAR) || '.' ELSE '' END || ` +
-    `printf('%02d:%02d:%02d', ${part(NS_PER.hour, 24n)}, ${part(NS_PER.minute, 60n)}, ${part(NS_PER.second, 60n)}) || ` +
-    `CASE WHEN ${nanos} = 0 THEN '' ELSE '.' || rtrim(lpad(CAST(${nanos} AS VARCHAR), 9, '0'), '0') END)`
-  );
-}
-
-const ISO_DATETIME = '^(\\d{4}-\\d{2}-\\d{2})(?:[Tt ](\\d{2}:\\d{2}(?::\\d{2}(?:[.,]\\d{1,9})?)?))?\\s*(Z|z|UTC|[+-]\\d{2}:?\\d{2})?$';
-
-/** todatetime of text: ISO 8601 / RFC 3339 with any offset, or null. */
-function parseDatetimeSql(text: string): string {
-  const date = `regexp_extract(${text}, ${quoteString(ISO_DATETIME)}, 1)`;
-  const time = `regexp_extract(${text}, ${quoteString(ISO_DATETIME)}, 2)`;
-  const offset = `regexp_extract(${text}, ${quoteString(ISO_DATETIME)}, 3)`;
-  const local = `epoch_ns(TRY_CAST(${date} || ' ' || CASE WHEN ${time} = '' THEN '00:00:00' ELSE replace(${time}, ',', '.') END AS TIMESTAMP_NS))`;
-  const offsetMinutes =
-    `CASE WHEN ${offset} IN ('', 'Z', 'z', 'UTC') THEN 0 ELSE ` +
-    `(CASE WHEN starts_with(${offset}, '-') THEN -1 ELSE 1 END) * (CAST(substring(replace(${offset}, ':', ''), 2, 2) AS BIGINT) * 60 + CAST(substring(replace(${offset}, ':', ''), 4, 2) AS BIGINT)) END`;
-  return `CASE WHEN regexp_matches(${text}, ${quoteString(ISO_DATETIME)}) THEN ${local} - ${offsetMinutes} * ${sqlInteger(NS_PER.minute)} END`;
-}
-
-const SUFFIXED_TIMESPAN = '^([+-]?\\d+(?:\\.\\d+)?)\\s*(d|h|m|s|ms|min|sec|microsecond|tick|ns)$';
-const CLOCK_TIMESPAN = '^([+-]?)(?:(\\d+)\\.)?(\\d{1,2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?$';
-
-/** totimespan of text: `1.5h`, `30s`, `100ms`, or `[d.]hh:mm[:ss[.f]]`; null otherwise. */
-function parseTimespanSql(text: string): string {
-  const amount = `TRY_CAST(regexp_extract(${text}, ${quoteString(SUFFIXED_TIMESPAN)}, 1) AS DOUBLE)`;
-  const unit = `regexp_extract(${text}, ${quoteString(SUFFIXED_TIMESPAN)}, 2)`;
-  const unitNs = `CASE ${unit} WHEN 'd' THEN ${sqlInteger(NS_PER.day)} WHEN 'h' THEN ${sqlInteger(NS_PER.hour)} WHEN 'm' THEN ${sqlInteger(NS_PER.minute)} WHEN 'min' THEN ${sqlInteger(NS_PER.minute)} WHEN 's' THEN ${sqlInteger(NS_PER.second)} WHEN 'sec' THEN ${sqlInteger(NS_PER.second)} WHEN 'ms' THEN ${sqlInteger(NS_PER.millisecond)} WHEN 'microsecond' THEN ${sqlInteger(NS_PER.microsecond)} WHEN 'tick' THEN ${sqlInteger(NS_PER.tick)} ELSE 1 END`;
-  const group = (n: number): string => `regexp_extract(${text}, ${quoteString(CLOCK_TIMESPAN)}, ${n})`;
-  const number = (n: number): string => `coalesce(TRY_CAST(nullif(${group(n)}, '') AS BIGINT), 0)`;
-  const clock =
-    `(CASE WHEN ${group(1)} = '-' THEN -1 ELSE 1 END) * (${number(2)} * ${sqlInteger(NS_PER.day)} + ${number(3)} * ${sqlInteger(NS_PER.hour)} + ${number(4)} * ${sqlInteger(NS_PER.minute)} + ` +
-    `${number(5)} * ${sqlInteger(NS_PER.second)} + coalesce(TRY_CAST(nullif(rpad(${group(6)}, 9, '0'), '000000000') AS BIGINT), 0))`;
-  return `CASE WHEN regexp_matches(${text}, ${quoteString(SUFFIXED_TIMESPAN)}) THEN CAST(round(${amount} * (${unitNs})) AS BIGINT) WHEN regexp_matches(${text}, ${quoteString(CLOCK_TIMESPAN)}) THEN ${clock} END`;
 }

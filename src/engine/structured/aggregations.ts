@@ -1,6 +1,6 @@
-import { aggregateSignature, type AggregateBinding, type BoundArg } from '../check/aggregates.js';
+import { bindAggregation as bindApl } from '../aggregations/bind.js';
+import type { AggregateBinding, BoundArg } from '../aggregations/types.js';
 import { literal, type BindContext, type Scope } from '../check/context.js';
-import { checkArity } from '../check/expressions.js';
 import type { Expr } from '../plan/types.js';
 import { NOWHERE, atPath, bindField, callNode, fieldNode, valueNode } from './bind.js';
 import { bindFilter } from './filter.js';
@@ -48,13 +48,8 @@ export function bindAggregation(aggregation: StructuredAggregation, scope: Scope
     return { expr, field: undefined, node: { kind: 'Bool', value: true, loc: NOWHERE } };
   };
   const apl = (name: string, args: readonly BoundArg[]): AggregateBinding => {
-    const signature = aggregateSignature(name);
-    if (!signature) throw new Error(`No APL aggregation ${name}.`);
     const node = callNode(name, args.map((arg) => arg.node));
-    return atPath(path, `(${op}${aggregation.field === undefined ? '' : ` of ${JSON.stringify(aggregation.field)}`})`, () => {
-      checkArity(name, node, signature.min, signature.max);
-      return signature.bind(args, node);
-    });
+    return atPath(path, `(${op}${aggregation.field === undefined ? '' : ` of ${JSON.stringify(aggregation.field)}`})`, () => bindApl(name, args, node));
   };
   const numbers = argument.kind === 'number' ? [argument.value] : argument.kind === 'numbers' ? argument.values : [];
 

@@ -3,7 +3,7 @@ import { NS_PER } from '../apl/literals.js';
 import { parseExpression } from '../apl/parser.js';
 import { call, literal, type BindContext, type Scope } from '../check/context.js';
 import { bindExpression, findColumn } from '../check/expressions.js';
-import { binAutoSize, bucketCount } from '../check/scalars.js';
+import { binAutoSize, bucketCount } from '../functions/rounding.js';
 import { PlanBuilder, REPORTED_TYPES } from '../plan/build.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
 import type { QueryWindow } from '../query/time-range.js';
@@ -274,7 +274,7 @@ class StructuredPlanner {
       // rate: the sum per second of the interval, or of the whole window in the totals.
       const seconds = (span: bigint): Expr => literal('real', Number(span) / Number(NS_PER.second));
       const duration = call('iff', [ref(flag), seconds(window.end - window.start), seconds(size)], 'real');
-      const replaced = new Map(rates.map(({ sum, rate }) => [sum.id, { column: rate, expr: call('div', [call('toreal', [ref(sum)], 'real'), duration], 'real') }]));
+      const replaced = new Map(rates.map(({ sum, rate }) => [sum.id, { column: rate, expr: call('div', [call('todouble', [ref(sum)], 'real'), duration], 'real') }]));
       node = builder.project(
         node,
         node.columns.map((column) => replaced.get(column.id) ?? passThrough(column)),

@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { AGGREGATE_NAMES } from '../../../src/engine/aggregations/index.js';
+import { FUNCTION_NAMES } from '../../../src/engine/functions/index.js';
 
 /** Arbitraries of APL text for property tests: token soups, and queries built from the grammar. */
 
@@ -17,15 +19,9 @@ export function aplTokenSoup(): fc.Arbitrary<string> {
 }
 
 const BINARY = ['==', '!=', '<', '<=', '>', '>=', '=~', '!~', '+', '-', '*', '/', '%', 'and', 'or', 'contains', '!contains', 'has', '!has_cs', 'startswith', 'endswith_cs', 'hasprefix', 'matches regex'];
-const FUNCTIONS = [
-  'tostring', 'toint', 'todouble', 'tobool', 'todatetime', 'totimespan', 'isnull', 'isempty', 'coalesce', 'strlen', 'tolower', 'substring', 'strcat',
-  'split', 'replace_string', 'indexof', 'extract', 'iff', 'case', 'now', 'ago', 'floor', 'ceiling', 'round', 'abs', 'bin', 'startofday',
-  'startofweek', 'startofmonth', 'datetime_diff', 'hourofday', 'dayofweek', 'not', 'bin_auto', 'nosuchfunction',
-];
-const AGGREGATES = [
-  'count', 'countif', 'dcount', 'dcountif', 'sum', 'sumif', 'avg', 'avgif', 'min', 'max', 'percentile', 'percentiles_array', 'topk', 'make_list',
-  'make_set', 'make_set_if', 'arg_max', 'arg_min', 'stdev', 'variance', 'rate',
-];
+/** Every registry name (so each new function is fuzzed too), and one that is none. */
+const FUNCTIONS = [...FUNCTION_NAMES, 'nosuchfunction'];
+const AGGREGATES = AGGREGATE_NAMES;
 
 function literal(): fc.Arbitrary<string> {
   return fc.oneof(

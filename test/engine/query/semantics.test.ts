@@ -153,7 +153,7 @@ describe('strings', () => {
     expect((await column('indexof(s, "zeta")'))[0]).toBe(-1);
     expect((await column('toupper(k)'))[0]).toBe('P');
     expect((await column('strcat(k, "-", n, "-", opt)'))[1]).toBe('q--7-');
-    expect((await column('replace_string(under, "_", "+")'))[2]).toBe('a+b+c');
+    expect((await column('replace_string("_", "+", under)'))[2]).toBe('a+b+c');
     expect((await column('split(under, "_")'))[2]).toEqual(['a', 'b', 'c']);
     expect((await column('split(under, "_", 1)'))[2]).toBe('b');
   });

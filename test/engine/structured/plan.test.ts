@@ -73,7 +73,7 @@ describe('the plan of a structured query', () => {
   });
 
   it('divides a rate by the interval, and by the whole window in the totals', () => {
-    expect(plan({ resolution: '1m', aggregations: [{ op: 'rate', field: 'bytes' }] })).toContain('#13 rate = div(toreal(#12 rate), iff(#14 _totals, 86400, 60))');
+    expect(plan({ resolution: '1m', aggregations: [{ op: 'rate', field: 'bytes' }] })).toContain('#13 rate = div(todouble(#12 rate), iff(#14 _totals, 86400, 60))');
   });
 
   it('makes virtual fields APL expressions over the fields and the virtual fields before them', () => {
