@@ -398,8 +398,8 @@ export function formatDatetimeSql(ns: string): string {
   return `(strftime(${timestampOf(ns)}, '%Y-%m-%dT%H:%M:%S') || ${fraction} || 'Z')`;
 }
 
-/** Kusto's `[-][d.]hh:mm:ss[.fffffff]`. */
-function formatTimespanSql(ns: string): string {
+/** Kusto's `[-][d.]hh:mm:ss[.fffffff]`; also how a stored timespan reads once its field widens to string. */
+export function formatTimespanSql(ns: string): string {
   const magnitude = `abs(${ns})`;
   const part = (unit: bigint, modulo: bigint | undefined): string =>
     modulo === undefined ? `(${magnitude} // ${sqlInteger(unit)})` : `((${magnitude} // ${sqlInteger(unit)}) % ${sqlInteger(modulo)})`;
