@@ -4,12 +4,13 @@ import { prepareDataDir } from '../common/data-dir.js';
 import { listenHttp } from '../common/http/listen.js';
 import { createLogger } from '../common/logger.js';
 import { loadOrCreateSecret } from '../common/secret-file.js';
-import { createServiceApp, LOCAL_USER } from './app.js';
+import { createServiceApp } from './app.js';
+import { createTokenStore } from './access/token-store.js';
 import { createAnnotationStore } from './annotations/store.js';
 import { API_TOKEN_PREFIX, tokenShapeProblem } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { createDashboardStore } from './dashboards/store.js';
-import { openServiceDatabase } from './database.js';
+import { openServiceDatabase, serviceCreatedMs } from './database.js';
 import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
 import { createDecodePool } from '../engine/ingest/decode-pool.js';
@@ -20,6 +21,7 @@ import { createServiceMetrics } from './ops/metrics.js';
 import { serviceReadiness } from './ops/readiness.js';
 import { createMonitorQueryEngine } from './monitors/engine.js';
 import { createMonitorRuntime, type MonitorRuntimeOptions } from './monitors/runtime.js';
+import { LOCAL_USER } from './users/routes.js';
 
 export interface RunningService {
   url: string;
@@ -94,7 +96,9 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     decoder,
     dashboards: createDashboardStore(db),
     tokens: generatedToken ? [generatedToken] : config.tokens,
+    apiTokens: createTokenStore(db),
     orgId: config.orgId,
+    createdMs: serviceCreatedMs(db),
     logger,
     metrics,
     readiness: serviceReadiness(db, events),

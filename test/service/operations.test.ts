@@ -4,6 +4,7 @@ import { listenHttp, type HttpListener } from '../../src/common/http/listen.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createDecodePool, type DecodePool } from '../../src/engine/ingest/decode-pool.js';
 import { openEventStore, type EventStore } from '../../src/engine/store/event-store.js';
+import { createTokenStore } from '../../src/service/access/token-store.js';
 import { createServiceApp } from '../../src/service/app.js';
 import { createAnnotationStore } from '../../src/service/annotations/store.js';
 import { createDashboardStore } from '../../src/service/dashboards/store.js';
@@ -49,7 +50,9 @@ describe('the local service in operation', () => {
       decoder,
       dashboards: createDashboardStore(db),
       tokens: [TEST_TOKEN],
+      apiTokens: createTokenStore(db),
       orgId: TEST_ORG,
+      createdMs: Date.now(),
       logger,
       metrics,
       readiness: serviceReadiness(db, events),
