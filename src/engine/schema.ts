@@ -37,12 +37,23 @@ export interface FieldSchema {
   readonly types: readonly FieldType[];
 }
 
+/** A field a dataset computes rather than stores: an APL expression over its stored fields. */
+export interface VirtualFieldSchema {
+  readonly name: string;
+  readonly expression: string;
+}
+
 export interface DatasetSchema {
   readonly dataset: string;
   /** The generated physical table: `ds_1`, `ds_2`, … */
   readonly table: string;
   /** `_time` and `_sysTime` first, then user fields; `_rowId` is not a field (see ROW_ID_COLUMN). */
   readonly fields: readonly FieldSchema[];
+  /**
+   * The dataset's virtual fields (the service keeps them; the store knows none): every query of
+   * the dataset sees them as columns of its scan (check/virtual-fields.ts).
+   */
+  readonly virtualFields?: readonly VirtualFieldSchema[];
 }
 
 /** Present in every dataset table: a per-dataset sequence in ingest order, reported as a string `_rowId`. */

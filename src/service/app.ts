@@ -18,12 +18,16 @@ import type { Datasets } from './datasets/datasets.js';
 import { createDatasetRoutes } from './datasets/routes.js';
 import { createIngestRoutes } from './ingest/routes.js';
 import { createAplRoutes } from './query/apl-routes.js';
+import { createHistoryRoutes, type QueryHistory } from './query/history.js';
+import { createQueryReaders } from './query/query-reader.js';
 import { createStructuredQueryRoutes } from './query/structured-routes.js';
 import type { ServiceMetrics } from './ops/metrics.js';
 import { createMonitorRoutes } from './monitors/routes.js';
 import type { MonitorRuntime } from './monitors/runtime.js';
 import { createNotifierRoutes } from './notifiers/routes.js';
 import { createUserRoutes, LOCAL_USER } from './users/routes.js';
+import { createVirtualFieldRoutes } from './vfields/routes.js';
+import type { VirtualFieldStore } from './vfields/store.js';
 
 export interface ServiceDeps {
   annotations: AnnotationStore;
@@ -39,6 +43,8 @@ export interface ServiceDeps {
   tokens: readonly string[];
   /** API tokens made with /v2/tokens, each holding only its capabilities. */
   apiTokens: TokenStore;
+  vfields: VirtualFieldStore;
+  history: QueryHistory;
   orgId: string;
   /** When this service's data dir was first used: the organization's creation time. */
   createdMs: number;
@@ -71,13 +77,18 @@ export function createServiceApp(deps: ServiceDeps): Express {
     app.use(createDashboardPage());
     app.use(['/v1', '/v2'], createTokenAuth({ tokens: deps.tokens, orgId: deps.orgId, apiTokens: deps.apiTokens, clock }));
     app.use(createAccessGate());
+    const readers = createQueryReaders(deps.events, deps.vfields);
+    // `/v1/datasets/{id}` answers 405 for methods it lacks: the routes under /v1/datasets that
+    // are not a dataset (`_apl`, `_history`) go first.
     const api = [
+      createHistoryRoutes({ history: deps.history }),
+      createAplRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
       createAnnotationRoutes({ store: deps.annotations, clock, json }),
       createDatasetRoutes({ datasets: deps.datasets, events: deps.events, clock, who: LOCAL_USER.id, json }),
       createIngestRoutes({ datasets: deps.datasets, events: deps.events, decoder: deps.decoder, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
-      createAplRoutes({ events: deps.events, metrics: deps.metrics }),
       createDashboardRoutes({ store: deps.dashboards, clock, who: LOCAL_USER.id, json }),
-      createStructuredQueryRoutes({ events: deps.events, metrics: deps.metrics }),
+      createStructuredQueryRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
+      createVirtualFieldRoutes({ store: deps.vfields, datasets: deps.datasets, events: deps.events, clock, json }),
       createMonitorRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
       createNotifierRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
       createTokenRoutes({ store: deps.apiTokens, clock, json }),

@@ -5,6 +5,7 @@ import { formatTime } from '../common/time.js';
 import { createTokenMatcher } from '../common/token-matcher.js';
 import { ROOT, type Principal } from './access/capabilities.js';
 import type { TokenStore } from './access/token-store.js';
+import { LOCAL_USER } from './users/routes.js';
 
 export const API_TOKEN_PREFIX = 'xaat-';
 export const PERSONAL_TOKEN_PREFIX = 'xapt-';
@@ -42,6 +43,11 @@ export function principalOf(res: Response): Principal {
   const principal = res.locals.principal as Principal | undefined;
   if (!principal) throw new Error('A route ran before authentication set its principal.');
   return principal;
+}
+
+/** Who a principal is in a record's `who`: the local user, or the API token's id. */
+export function actorOf(principal: Principal): string {
+  return principal.kind === 'root' ? LOCAL_USER.id : principal.id;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { DatasetSchema } from '../schema.js';
 import { aggregateSignature, type AggregateOutput, type BoundArg } from './aggregates.js';
 import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, checkArity, findColumn, unknownField } from './expressions.js';
+import { withVirtualFields } from './virtual-fields.js';
 
 export interface CheckOptions {
   /** The query window in nanoseconds: start ≤ _time < end. */
@@ -83,7 +84,7 @@ class QueryChecker {
   private scan(): PlanNode {
     const scan = this.builder.datasetScan(this.schema, this.options);
     this.timeColumn = scan.time.column;
-    return scan;
+    return withVirtualFields(scan, this.schema, this.context);
   }
 
   private scope(node: PlanNode): Scope {
