@@ -25,6 +25,7 @@ import type { ServiceMetrics } from './ops/metrics.js';
 import { createMonitorRoutes } from './monitors/routes.js';
 import type { MonitorRuntime } from './monitors/runtime.js';
 import { createNotifierRoutes } from './notifiers/routes.js';
+import { createOtelRoutes } from './otel/routes.js';
 import { createUserRoutes, LOCAL_USER } from './users/routes.js';
 import { createVirtualFieldRoutes } from './vfields/routes.js';
 import type { VirtualFieldStore } from './vfields/store.js';
@@ -86,6 +87,7 @@ export function createServiceApp(deps: ServiceDeps): Express {
       createAnnotationRoutes({ store: deps.annotations, clock, json }),
       createDatasetRoutes({ datasets: deps.datasets, events: deps.events, clock, who: LOCAL_USER.id, json }),
       createIngestRoutes({ datasets: deps.datasets, events: deps.events, decoder: deps.decoder, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
+      createOtelRoutes({ datasets: deps.datasets, events: deps.events, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
       createDashboardRoutes({ store: deps.dashboards, clock, who: LOCAL_USER.id, json }),
       createStructuredQueryRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
       createVirtualFieldRoutes({ store: deps.vfields, datasets: deps.datasets, events: deps.events, clock, json }),

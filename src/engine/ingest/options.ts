@@ -77,7 +77,7 @@ function parseContentType(header: string | undefined): IngestFormat {
   return format;
 }
 
-function parseContentEncoding(header: string | undefined): IngestEncoding {
+export function parseContentEncoding(header: string | undefined): IngestEncoding {
   const value = (header ?? '').trim().toLowerCase();
   if (value === '' || value === 'identity') return 'identity';
   if (value === 'gzip' || value === 'x-gzip') return 'gzip';
