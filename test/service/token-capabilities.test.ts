@@ -125,6 +125,11 @@ beforeAll(async () => {
 });
 
 describe('the capability matrix of API tokens', () => {
+  it('lists every route of the rule table in docs/tokens.md', () => {
+    const page = readFileSync(new URL('../../docs/tokens.md', import.meta.url), 'utf8');
+    expect(ACCESS_RULES.map(([method, path]) => `${method} ${path}`).filter((route) => !page.includes(route))).toEqual([]);
+  });
+
   it('has a request for every route in the rule table', () => {
     const missing = ACCESS_RULES.filter(([method, path, requirement]) => requirement !== 'checked-by-route' && !REQUESTS[`${method} ${path}`]).map(([method, path]) => `${method} ${path}`);
     expect(missing).toEqual([]);

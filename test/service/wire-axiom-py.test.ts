@@ -97,6 +97,9 @@ describe('axiom-py on the wire', () => {
     expect(ingested.status).toBe(200);
     decodes(ingested.json, IngestStatus);
     expect(ingested.json.ingested).toBe(3);
+    // client.ingest(..., ContentEncoding.IDENTITY) names an uncompressed body `1`.
+    const plain = await py('POST', '/v1/datasets/py-events/ingest?timestamp-field=_time', { body: events[0], headers: { 'Content-Type': 'application/x-ndjson', 'Content-Encoding': '1' } });
+    expect(plain.json).toMatchObject({ ingested: 1, failed: 0 });
 
     const window = { startTime: pyTime(new Date(now - 3_600_000).toISOString()), endTime: pyTime(new Date(now).toISOString()) };
     // AplOptions: the legacy format by default, and a limit that requests sends as `request=limit`.
