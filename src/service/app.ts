@@ -90,7 +90,7 @@ export function createServiceApp(deps: ServiceDeps): Express {
       createOtelRoutes({ datasets: deps.datasets, events: deps.events, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
       createDashboardRoutes({ store: deps.dashboards, clock, who: LOCAL_USER.id, json }),
       createStructuredQueryRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
-      createVirtualFieldRoutes({ store: deps.vfields, datasets: deps.datasets, events: deps.events, clock, json }),
+      createVirtualFieldRoutes({ store: deps.vfields, datasets: deps.datasets, events: deps.events, clock }),
       createMonitorRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
       createNotifierRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
       createTokenRoutes({ store: deps.apiTokens, clock, json }),

@@ -1,6 +1,7 @@
-import { Router, type RequestHandler, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { ConflictError, InputError, NotFoundError } from '../../common/errors.js';
 import { methodNotAllowed } from '../../common/http/error-reply.js';
+import { jsonBody } from '../../common/http/json-body.js';
 import { jsonObject } from '../../common/json-object.js';
 import { previewJson } from '../../common/json-preview.js';
 import { checkVirtualField } from '../../engine/check/virtual-fields.js';
@@ -10,6 +11,7 @@ import type { Action } from '../access/capabilities.js';
 import { requireAccess } from '../access/gate.js';
 import { principalOf } from '../auth.js';
 import type { Datasets } from '../datasets/datasets.js';
+import { QUERY_BODY_LIMIT_BYTES } from '../query/answer-query.js';
 import type { VirtualFieldInput, VirtualFieldStore } from './store.js';
 
 /** A virtual field's name and its text members; the expression may be as long as a query. */
@@ -21,8 +23,10 @@ export const VIRTUAL_FIELD_LIMITS = { name: 256, text: 1024, expression: QUERY_L
  * the dataset see it as a field (see query-reader.ts). Access is the `virtualFields` capability
  * on the field's dataset, checked here because the dataset comes from the body or the field.
  */
-export function createVirtualFieldRoutes(deps: { store: VirtualFieldStore; datasets: Datasets; events: EventReader; clock: () => number; json: RequestHandler }): Router {
-  const { store, datasets, events, clock, json } = deps;
+export function createVirtualFieldRoutes(deps: { store: VirtualFieldStore; datasets: Datasets; events: EventReader; clock: () => number }): Router {
+  const { store, datasets, events, clock } = deps;
+  // An expression may be as long as a query, so a body may be as large as a query's.
+  const json = jsonBody({ limitBytes: QUERY_BODY_LIMIT_BYTES });
   const router = Router();
   const allowed = (res: Response, dataset: string, action: Action): void => {
     requireAccess(principalOf(res), { dataset, capability: 'virtualFields', action });
