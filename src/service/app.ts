@@ -26,7 +26,8 @@ import { createMonitorRoutes } from './monitors/routes.js';
 import type { MonitorRuntime } from './monitors/runtime.js';
 import { createNotifierRoutes } from './notifiers/routes.js';
 import { createOtelRoutes } from './otel/routes.js';
-import { createUserRoutes, LOCAL_USER } from './users/routes.js';
+import { LOCAL_USER } from './users/local-user.js';
+import { createUserRoutes } from './users/routes.js';
 import { createVirtualFieldRoutes } from './vfields/routes.js';
 import type { VirtualFieldStore } from './vfields/store.js';
 

@@ -5,7 +5,7 @@ import { formatTime } from '../common/time.js';
 import { createTokenMatcher } from '../common/token-matcher.js';
 import { ROOT, type Principal } from './access/capabilities.js';
 import type { TokenStore } from './access/token-store.js';
-import { LOCAL_USER } from './users/routes.js';
+import { LOCAL_USER } from './users/local-user.js';
 
 export const API_TOKEN_PREFIX = 'xaat-';
 export const PERSONAL_TOKEN_PREFIX = 'xapt-';

@@ -25,7 +25,7 @@ import { createServiceMetrics } from './ops/metrics.js';
 import { serviceReadiness } from './ops/readiness.js';
 import { createMonitorQueryEngine } from './monitors/engine.js';
 import { createMonitorRuntime, type MonitorRuntimeOptions } from './monitors/runtime.js';
-import { LOCAL_USER } from './users/routes.js';
+import { LOCAL_USER } from './users/local-user.js';
 
 export interface RunningService {
   url: string;

@@ -44,6 +44,12 @@ export const WRITE_ENDPOINTS: readonly WriteEndpoint[] = [
       headers: (_body, t) => ({ authorization: `Bearer ${t.service.token}`, 'content-type': type, 'x-axiom-dataset': 'any-body-otel' }),
     })),
   ),
+  {
+    name: 'service POST /v1/metrics (application/x-protobuf)',
+    method: 'POST',
+    url: (t) => `${t.service.url}/v1/metrics`,
+    headers: (_body, t) => ({ authorization: `Bearer ${t.service.token}`, 'content-type': 'application/x-protobuf', 'x-axiom-metrics-dataset': 'any-body-otel' }),
+  },
   { name: 'service POST /v2/monitors', method: 'POST', url: (t) => `${t.service.url}/v2/monitors`, headers: serviceHeaders },
   { name: 'service PUT /v2/monitors/{id}', method: 'PUT', url: (t) => `${t.service.url}/v2/monitors/${t.service.monitorId}`, headers: serviceHeaders },
   { name: 'service POST /v2/notifiers', method: 'POST', url: (t) => `${t.service.url}/v2/notifiers`, headers: serviceHeaders },

@@ -14,7 +14,7 @@ import { WRITE_ENDPOINTS, type Targets } from '../helpers/write-endpoints.js';
 
 const service = useLocalService();
 const api = () => serviceApi(service);
-const NEW_ROUTES = /\/v1\/datasets|\/v2\/tokens|\/v2\/vfields|\/v1\/traces|\/v1\/logs/;
+const NEW_ROUTES = /\/v1\/datasets|\/v2\/tokens|\/v2\/vfields|\/v1\/traces|\/v1\/logs|\/v1\/metrics/;
 const ENDPOINTS = WRITE_ENDPOINTS.filter((endpoint) => endpoint.name.startsWith('service') && NEW_ROUTES.test(endpoint.name));
 let targets: Targets;
 /**

@@ -2,11 +2,13 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/ap
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as OTLPLogExporterJson } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as OTLPLogExporterProto } from '@opentelemetry/exporter-logs-otlp-proto';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { useLocalService } from '../helpers/local-service.js';
@@ -15,7 +17,7 @@ import { serviceApi } from '../helpers/service-api.js';
 /**
  * The real OpenTelemetry JS SDK exports to the local service, as it would to the hosted one
  * (OTLP/HTTP, `Authorization` and `X-Axiom-Dataset` headers), in protobuf and in JSON, plain
- * and gzipped; the spans and log records come back through APL in the hosted OTel layout.
+ * and gzipped; the spans, log records and metric data points come back through APL.
  */
 
 const service = useLocalService();
@@ -188,4 +190,35 @@ describe('OTLP logs from the OpenTelemetry JS SDK', () => {
       expect((await serviceApi(service).call('GET', `/v2/datasets/${dataset}`)).body).toMatchObject({ kind: 'otel:logs:v1' });
     });
   }
+});
+
+describe('OTLP metrics from the OpenTelemetry JS SDK', () => {
+  it('stores each data point as an event: counters, gauges and histograms, with their attributes and resource', async () => {
+    const dataset = 'metrics-protobuf';
+    const exporter = new OTLPMetricExporter({ url: `${service.url}/v1/metrics`, headers: { Authorization: `Bearer ${service.token}`, 'X-Axiom-Metrics-Dataset': dataset } });
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': 'checkout' }), readers: [reader] });
+    const meter = provider.getMeter('checkout-metrics', '1.0.0');
+    meter.createCounter('orders', { unit: '{order}', description: 'orders placed' }).add(3, { region: 'eu' });
+    meter.createHistogram('latency', { unit: 'ms' }).record(120, { route: '/cart' });
+    // Shutting down exports once, what was recorded (a flush before it would export it twice).
+    await provider.shutdown();
+
+    const apl = `['${dataset}'] | project name, type, unit, temporality, monotonic, value, count, sum, ['service.name'], ['scope.name'], ['attributes.region'], ['attributes.route'] | sort by name asc`;
+    const result = await service.axiom.query(apl, { startTime: new Date(Date.now() - 3_600_000).toISOString(), endTime: new Date(Date.now() + 60_000).toISOString() });
+    expect([...(result.tables[0]?.events() ?? [])]).toEqual([
+      { name: 'latency', type: 'histogram', unit: 'ms', temporality: 'cumulative', monotonic: null, value: null, count: 1, sum: 120, 'service.name': 'checkout', 'scope.name': 'checkout-metrics', 'attributes.region': null, 'attributes.route': '/cart' },
+      { name: 'orders', type: 'sum', unit: '{order}', temporality: 'cumulative', monotonic: true, value: 3, count: null, sum: null, 'service.name': 'checkout', 'scope.name': 'checkout-metrics', 'attributes.region': 'eu', 'attributes.route': null },
+    ]);
+    expect((await serviceApi(service).call('GET', `/v2/datasets/${dataset}`)).body).toMatchObject({ kind: 'otel:metrics:v1' });
+  });
+
+  it('refuses OTLP/JSON metrics with 415, as the hosted endpoint does', async () => {
+    const reply = await fetch(`${service.url}/v1/metrics`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${service.token}`, 'X-Axiom-Dataset': 'metrics-json', 'Content-Type': 'application/json' },
+      body: '{"resourceMetrics":[]}',
+    });
+    expect(await reply.json()).toEqual({ code: 415, message: expect.stringMatching(/Expected application\/x-protobuf: the hosted \/v1\/metrics takes no JSON/) });
+  });
 });

@@ -19,7 +19,9 @@ const NOW = new Date().toISOString();
 
 interface Call {
   path: string;
+  /** Sent as JSON; `raw` is sent as it is, with its own content type in `headers`. */
   body?: unknown;
+  raw?: Buffer;
   headers?: Record<string, string>;
 }
 
@@ -69,6 +71,8 @@ const REQUESTS: Readonly<Record<string, () => Promise<Call>>> = {
   'POST /v1/datasets/:dataset/query': async () => ({ path: `/v1/datasets/${DATASET}/query`, body: query }),
   'POST /v1/traces': async () => ({ path: '/v1/traces', body: { resourceSpans: [] }, headers: { 'x-axiom-dataset': DATASET } }),
   'POST /v1/logs': async () => ({ path: '/v1/logs', body: { resourceLogs: [] }, headers: { 'x-axiom-dataset': DATASET } }),
+  // An empty protobuf message: an export request without data points.
+  'POST /v1/metrics': async () => ({ path: '/v1/metrics', raw: Buffer.alloc(0), headers: { 'content-type': 'application/x-protobuf', 'x-axiom-metrics-dataset': DATASET } }),
   'GET /v2/tokens': async () => ({ path: '/v2/tokens' }),
   'POST /v2/tokens': async () => ({ path: '/v2/tokens', body: { name: 'minted' } }),
   'GET /v2/tokens/:id': async () => ({ path: `/v2/tokens/${await apiToken()}` }),
@@ -109,6 +113,7 @@ async function send(method: string, call: Call, token: string): Promise<{ status
     method,
     headers: { authorization: `Bearer ${token}`, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }), ...call.headers },
     ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
+    ...(call.raw === undefined ? {} : { body: call.raw }),
   });
   return { status: response.status, text: await response.text() };
 }

@@ -7,6 +7,7 @@
 import { Router, type Request } from 'express';
 import { PermissionError } from '../../common/errors.js';
 import { principalOf } from '../auth.js';
+import { otlpDataset } from '../otel/routes.js';
 import { allows, describeNeed, type Action, type DatasetCapability, type Need, type OrgCapability } from './capabilities.js';
 
 /** What a route needs: an org capability, a capability on the dataset the request names, or a check the route makes itself. */
@@ -24,8 +25,6 @@ const param = (name: string) => (req: Request): string | undefined => {
   const value: unknown = req.params[name];
   return typeof value === 'string' ? value : undefined;
 };
-/** OTLP requests name their dataset in a header, as the hosted service's OTel endpoints read it. */
-const datasetHeader = (req: Request): string | undefined => req.get('x-axiom-dataset') || undefined;
 
 const org = (capability: OrgCapability, action: Action): Requirement => ({ org: capability, action });
 const onDataset = (dataset: (req: Request) => string | undefined, capability: DatasetCapability, action: Action): Requirement => ({ dataset, capability, action });
@@ -53,8 +52,9 @@ export const ACCESS_RULES: ReadonlyArray<readonly [Method, string, Requirement]>
   ['POST', '/v1/datasets/:dataset/ingest', onDataset(param('dataset'), 'ingest', 'create')],
   ['POST', '/v1/ingest/:dataset', onDataset(param('dataset'), 'ingest', 'create')],
   ['POST', '/v1/datasets/:dataset/query', onDataset(param('dataset'), 'query', 'read')],
-  ['POST', '/v1/traces', onDataset(datasetHeader, 'ingest', 'create')],
-  ['POST', '/v1/logs', onDataset(datasetHeader, 'ingest', 'create')],
+  ['POST', '/v1/traces', onDataset(otlpDataset, 'ingest', 'create')],
+  ['POST', '/v1/logs', onDataset(otlpDataset, 'ingest', 'create')],
+  ['POST', '/v1/metrics', onDataset(otlpDataset, 'ingest', 'create')],
 
   ['GET', '/v2/vfields', 'checked-by-route'],
   ['POST', '/v2/vfields', 'checked-by-route'],

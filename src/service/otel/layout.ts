@@ -4,13 +4,15 @@
  * `name`, `kind`, `duration` (a timespan), `error`, `status.code`, `status.message`,
  * `service.name`, `scope.*`, `attributes.*`, `resource.*`, `events` and `links`; logs have
  * `body`, `severity`, `severity_number`, `trace_id`, `span_id` beside the same `service.name`,
- * `scope.*`, `attributes.*` and `resource.*`. Every attribute goes under `attributes.<key>`: the
+ * `scope.*`, `attributes.*` and `resource.*`; metrics one event per data point (metricEvents).
+ * Every attribute goes under `attributes.<key>`: the
  * hosted service's split of custom attributes into the `attributes.custom` map (by the semantic
  * conventions of a version) is not made here.
  */
+import { InputError } from '../../common/errors.js';
 import { formatDatetime } from '../../engine/apl/literals.js';
 import { TimespanValue } from '../../engine/ingest/timespan-value.js';
-import { attributes, child, enumValue, id, int64, list, text, anyValue, type OtlpObject } from './otlp.js';
+import { attributes, child, double, doubleOf, enumValue, id, int64, int64Of, jsonInteger, list, text, anyValue, type OtlpObject } from './otlp.js';
 
 const SPAN_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
 const KIND_NAMES = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'];
@@ -50,20 +52,27 @@ function time(ns: bigint): string | undefined {
   return ns > 0n ? formatDatetime(ns) : undefined;
 }
 
+/**
+ * Walks an export request's resources, their scopes and the scopes' records (`names`), calling
+ * `each` with every record, its path for errors and the fields its resource and scope give it.
+ */
+function eachRecord(request: OtlpObject, names: readonly [string, string, string], each: (record: OtlpObject, path: string, shared: Event) => void): void {
+  const [resources, scopes, records] = names;
+  list(request, resources, resources).forEach((resourceItem, r) => {
+    const resourcePath = `${resources}[${r}]`;
+    const resource = child(resourceItem, 'resource', `${resourcePath}.resource`);
+    list(resourceItem, scopes, `${resourcePath}.${scopes}`).forEach((scopeItem, s) => {
+      const scopePath = `${resourcePath}.${scopes}[${s}]`;
+      const shared = context(resource, child(scopeItem, 'scope', `${scopePath}.scope`), resourcePath, scopePath);
+      list(scopeItem, records, `${scopePath}.${records}`).forEach((record, i) => each(record, `${scopePath}.${records}[${i}]`, shared));
+    });
+  });
+}
+
 /** Every span of an ExportTraceServiceRequest as an event. */
 export function spanEvents(request: OtlpObject): Event[] {
   const events: Event[] = [];
-  list(request, 'resourceSpans', 'resourceSpans').forEach((resourceSpans, r) => {
-    const resourcePath = `resourceSpans[${r}]`;
-    const resource = child(resourceSpans, 'resource', `${resourcePath}.resource`);
-    list(resourceSpans, 'scopeSpans', `${resourcePath}.scopeSpans`).forEach((scopeSpans, s) => {
-      const scopePath = `${resourcePath}.scopeSpans[${s}]`;
-      const shared = context(resource, child(scopeSpans, 'scope', `${scopePath}.scope`), resourcePath, scopePath);
-      list(scopeSpans, 'spans', `${scopePath}.spans`).forEach((span, i) => {
-        events.push(spanEvent(span, `${scopePath}.spans[${i}]`, shared));
-      });
-    });
-  });
+  eachRecord(request, ['resourceSpans', 'scopeSpans', 'spans'], (span, path, shared) => events.push(spanEvent(span, path, shared)));
   return events;
 }
 
@@ -112,17 +121,7 @@ function spanEvent(span: OtlpObject, path: string, shared: Event): Event {
 /** Every log record of an ExportLogsServiceRequest as an event. */
 export function logEvents(request: OtlpObject): Event[] {
   const events: Event[] = [];
-  list(request, 'resourceLogs', 'resourceLogs').forEach((resourceLogs, r) => {
-    const resourcePath = `resourceLogs[${r}]`;
-    const resource = child(resourceLogs, 'resource', `${resourcePath}.resource`);
-    list(resourceLogs, 'scopeLogs', `${resourcePath}.scopeLogs`).forEach((scopeLogs, s) => {
-      const scopePath = `${resourcePath}.scopeLogs[${s}]`;
-      const shared = context(resource, child(scopeLogs, 'scope', `${scopePath}.scope`), resourcePath, scopePath);
-      list(scopeLogs, 'logRecords', `${scopePath}.logRecords`).forEach((record, i) => {
-        events.push(logEvent(record, `${scopePath}.logRecords[${i}]`, shared));
-      });
-    });
-  });
+  eachRecord(request, ['resourceLogs', 'scopeLogs', 'logRecords'], (record, path, shared) => events.push(logEvent(record, path, shared)));
   return events;
 }
 
@@ -143,6 +142,94 @@ function logEvent(record: OtlpObject, path: string, shared: Event): Event {
   Object.assign(event, shared);
   addAttributes(event, attributes(record, 'attributes', `${path}.attributes`));
   return event;
+}
+
+const TEMPORALITIES = ['AGGREGATION_TEMPORALITY_UNSPECIFIED', 'AGGREGATION_TEMPORALITY_DELTA', 'AGGREGATION_TEMPORALITY_CUMULATIVE'];
+const TEMPORALITY_NAMES = ['unspecified', 'delta', 'cumulative'];
+const METRIC_TYPES = [
+  ['gauge', 'gauge'],
+  ['sum', 'sum'],
+  ['histogram', 'histogram'],
+  ['exponentialHistogram', 'exponential_histogram'],
+  ['summary', 'summary'],
+] as const;
+
+/**
+ * Every data point of an ExportMetricsServiceRequest as an event. The hosted service keeps
+ * metrics in a store of their own, queried with MPL; here they are events a query reads with
+ * APL: `_time`, `name`, `description`, `unit`, `type` (`gauge`, `sum`, `histogram`,
+ * `exponential_histogram`, `summary`), `temporality` and `monotonic` where the type has them,
+ * `start_time`, the point's numbers (`value`; or `count`, `sum`, `min`, `max` with
+ * `bucket_counts` and `explicit_bounds`, `scale` and `zero_count`, or `quantiles`), and the
+ * same `service.name`, `resource.*`, `scope.*` and `attributes.*` as spans.
+ */
+export function metricEvents(request: OtlpObject): Event[] {
+  const events: Event[] = [];
+  eachRecord(request, ['resourceMetrics', 'scopeMetrics', 'metrics'], (metric, path, shared) => {
+    const base = newEvent();
+    base.name = text(metric, 'name', `${path}.name`);
+    const description = text(metric, 'description', `${path}.description`);
+    if (description !== '') base.description = description;
+    const unit = text(metric, 'unit', `${path}.unit`);
+    if (unit !== '') base.unit = unit;
+    for (const [key, type] of METRIC_TYPES) {
+      const data = child(metric, key, `${path}.${key}`);
+      if (!data) continue;
+      base.type = type;
+      if (type !== 'gauge' && type !== 'summary') {
+        base.temporality = TEMPORALITY_NAMES[enumValue(data, 'aggregationTemporality', `${path}.${key}.aggregationTemporality`, TEMPORALITIES)] ?? 'unspecified';
+      }
+      if (type === 'sum') base.monotonic = data.isMonotonic === true;
+      list(data, 'dataPoints', `${path}.${key}.dataPoints`).forEach((point, p) => {
+        events.push(dataPointEvent(point, `${path}.${key}.dataPoints[${p}]`, type, base, shared));
+      });
+    }
+  });
+  return events;
+}
+
+function dataPointEvent(point: OtlpObject, path: string, type: string, base: Event, shared: Event): Event {
+  const event = newEvent();
+  setDefined(event, '_time', time(int64(point, 'timeUnixNano', `${path}.timeUnixNano`)));
+  Object.assign(event, base);
+  setDefined(event, 'start_time', time(int64(point, 'startTimeUnixNano', `${path}.startTimeUnixNano`)));
+  const number = (key: string, value: number | string | undefined): void => {
+    if (value !== undefined) event[key] = value;
+  };
+  if (type === 'gauge' || type === 'sum') {
+    const asInt = point.asInt;
+    number('value', asInt !== undefined && asInt !== null ? jsonInteger(int64Of(asInt, `${path}.asInt`)) : double(point, 'asDouble', `${path}.asDouble`));
+  } else {
+    number('count', jsonInteger(int64(point, 'count', `${path}.count`)));
+    number('sum', double(point, 'sum', `${path}.sum`));
+    number('min', double(point, 'min', `${path}.min`));
+    number('max', double(point, 'max', `${path}.max`));
+  }
+  if (type === 'histogram') {
+    event.bucket_counts = numbers(point, 'bucketCounts', path).map((value, index) => jsonInteger(int64Of(value, `${path}.bucketCounts[${index}]`)));
+    event.explicit_bounds = numbers(point, 'explicitBounds', path).map((value, index) => doubleOf(value, `${path}.explicitBounds[${index}]`) ?? null);
+  }
+  if (type === 'exponential_histogram') {
+    event.scale = typeof point.scale === 'number' ? point.scale : 0;
+    number('zero_count', jsonInteger(int64(point, 'zeroCount', `${path}.zeroCount`)));
+  }
+  if (type === 'summary') {
+    event.quantiles = list(point, 'quantileValues', `${path}.quantileValues`).map((quantile, index) => ({
+      quantile: double(quantile, 'quantile', `${path}.quantileValues[${index}].quantile`) ?? null,
+      value: double(quantile, 'value', `${path}.quantileValues[${index}].value`) ?? null,
+    }));
+  }
+  Object.assign(event, shared);
+  addAttributes(event, attributes(point, 'attributes', `${path}.attributes`));
+  return event;
+}
+
+/** A repeated scalar member (bucket counts, bounds); absent is none. */
+function numbers(point: OtlpObject, key: string, path: string): unknown[] {
+  const value = point[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new InputError(`Invalid ${path}.${key}. Expected an array of numbers.`);
+  return value;
 }
 
 /** OTel's short name of a severity number: 9–12 are INFO, 17–20 ERROR; '' when unspecified. */

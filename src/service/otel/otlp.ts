@@ -1,5 +1,5 @@
 /**
- * Reading OTLP/HTTP requests (traces and logs), in protobuf or JSON, into one shape the
+ * Reading OTLP/HTTP requests (traces, logs and metrics), in protobuf or JSON, into one shape the
  * converters walk. Protobuf is decoded by the OpenTelemetry project's own generated decoder
  * (protobufjs static code of the official opentelemetry-proto definitions, shipped in
  * @opentelemetry/otlp-transformer up to 0.214.0, the last release that carries decoders for
@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { InputError, UnsupportedMediaTypeError } from '../../common/errors.js';
 import { previewJson } from '../../common/json-preview.js';
 
-export type OtlpSignal = 'traces' | 'logs';
+export type OtlpSignal = 'traces' | 'logs' | 'metrics';
 export type OtlpFormat = 'protobuf' | 'json';
 
 /** A decoded message: a protobufjs message object, or the JSON object of the same message. */
@@ -29,6 +29,7 @@ interface GeneratedRoot {
       collector: {
         trace: { v1: { ExportTraceServiceRequest: MessageType; ExportTraceServiceResponse: MessageType } };
         logs: { v1: { ExportLogsServiceRequest: MessageType; ExportLogsServiceResponse: MessageType } };
+        metrics: { v1: { ExportMetricsServiceRequest: MessageType; ExportMetricsServiceResponse: MessageType } };
       };
     };
   };
@@ -37,9 +38,10 @@ interface GeneratedRoot {
 const require = createRequire(import.meta.url);
 const root = (require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as GeneratedRoot).opentelemetry.proto.collector;
 
-const MESSAGES: Readonly<Record<OtlpSignal, { request: MessageType; response: MessageType; items: string }>> = {
-  traces: { request: root.trace.v1.ExportTraceServiceRequest, response: root.trace.v1.ExportTraceServiceResponse, items: 'resourceSpans' },
-  logs: { request: root.logs.v1.ExportLogsServiceRequest, response: root.logs.v1.ExportLogsServiceResponse, items: 'resourceLogs' },
+const MESSAGES: Readonly<Record<OtlpSignal, { request: MessageType; response: MessageType; items: string; rejected: string }>> = {
+  traces: { request: root.trace.v1.ExportTraceServiceRequest, response: root.trace.v1.ExportTraceServiceResponse, items: 'resourceSpans', rejected: 'rejectedSpans' },
+  logs: { request: root.logs.v1.ExportLogsServiceRequest, response: root.logs.v1.ExportLogsServiceResponse, items: 'resourceLogs', rejected: 'rejectedLogRecords' },
+  metrics: { request: root.metrics.v1.ExportMetricsServiceRequest, response: root.metrics.v1.ExportMetricsServiceResponse, items: 'resourceMetrics', rejected: 'rejectedDataPoints' },
 };
 
 /** The body's format from its Content-Type, as OTLP/HTTP names them. */
@@ -74,8 +76,7 @@ export function decodeOtlpRequest(signal: OtlpSignal, format: OtlpFormat, body: 
 
 /** The reply to an export: an empty response, or one stating what was rejected, in the request's format. */
 export function encodeOtlpResponse(signal: OtlpSignal, format: OtlpFormat, rejected: { count: number; message: string }): { contentType: string; body: Uint8Array | string } {
-  const rejectedKey = signal === 'traces' ? 'rejectedSpans' : 'rejectedLogRecords';
-  const response = rejected.count > 0 ? { partialSuccess: { [rejectedKey]: rejected.count, errorMessage: rejected.message } } : {};
+  const response = rejected.count > 0 ? { partialSuccess: { [MESSAGES[signal].rejected]: rejected.count, errorMessage: rejected.message } } : {};
   if (format === 'json') return { contentType: 'application/json', body: JSON.stringify(response) };
   const type = MESSAGES[signal].response;
   return { contentType: 'application/x-protobuf', body: type.encode(type.fromObject(response)).finish() };
@@ -108,9 +109,20 @@ export function text(object: OtlpObject, key: string, path: string): string {
   return value;
 }
 
+/** A double: a number, or one of JSON's names for what is not one (read as absent). */
+export function doubleOf(value: unknown, path: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && ['NaN', 'Infinity', '-Infinity'].includes(value)) return undefined;
+  throw shape(path, value, 'a number');
+}
+
+export function double(object: OtlpObject, key: string, path: string): number | undefined {
+  return doubleOf(object[key], path);
+}
+
 /** A 64-bit integer: protobufjs gives a Long (or a number), JSON a decimal string or a number. */
-export function int64(object: OtlpObject, key: string, path: string): bigint {
-  const value = object[key];
+export function int64Of(value: unknown, path: string): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
   if (typeof value === 'string' && /^-?\d{1,20}$/.test(value)) return BigInt(value);
@@ -118,6 +130,15 @@ export function int64(object: OtlpObject, key: string, path: string): bigint {
     return BigInt(String(value as object));
   }
   throw shape(path, value, 'a 64-bit integer (a number or a decimal string)');
+}
+
+export function int64(object: OtlpObject, key: string, path: string): bigint {
+  return int64Of(object[key], path);
+}
+
+/** A 64-bit integer as a JSON number, exact up to 2^53 and its decimal text beyond. */
+export function jsonInteger(value: bigint): number | string {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
 }
 
 /** An enum: a number, or (from some JSON senders) the value's name looked up in `names`. */
@@ -156,16 +177,8 @@ export function anyValue(value: unknown, path: string, depth = 0): unknown {
     if (typeof object.boolValue !== 'boolean') throw shape(`${path}.boolValue`, object.boolValue, 'true or false');
     return object.boolValue;
   }
-  if ('intValue' in object && object.intValue !== undefined && object.intValue !== null) {
-    const integer = int64(object, 'intValue', `${path}.intValue`);
-    return integer >= BigInt(Number.MIN_SAFE_INTEGER) && integer <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(integer) : integer.toString();
-  }
-  if ('doubleValue' in object && object.doubleValue !== undefined && object.doubleValue !== null) {
-    const double = object.doubleValue;
-    if (typeof double === 'number') return double;
-    if (typeof double === 'string' && ['NaN', 'Infinity', '-Infinity'].includes(double)) return null;
-    throw shape(`${path}.doubleValue`, double, 'a number');
-  }
+  if ('intValue' in object && object.intValue !== undefined && object.intValue !== null) return jsonInteger(int64(object, 'intValue', `${path}.intValue`));
+  if ('doubleValue' in object && object.doubleValue !== undefined && object.doubleValue !== null) return double(object, 'doubleValue', `${path}.doubleValue`) ?? null;
   if ('bytesValue' in object && object.bytesValue !== undefined && object.bytesValue !== null) {
     const bytes = object.bytesValue;
     if (bytes instanceof Uint8Array) return Buffer.from(bytes).toString('base64');

@@ -2,14 +2,7 @@ import { Router } from 'express';
 import { NotFoundError, PermissionError } from '../../common/errors.js';
 import { methodNotAllowed } from '../../common/http/error-reply.js';
 import { formatTime } from '../../common/time.js';
-
-/** The one user of a local service: the owner of everything it stores. */
-export const LOCAL_USER = {
-  id: 'local',
-  name: 'Timemark local user',
-  email: 'local@timemark.invalid',
-  role: { id: 'owner', name: 'Owner' },
-} as const;
+import { LOCAL_USER } from './local-user.js';
 
 const ONE_USER = 'This local service has exactly one user and one organization; they cannot be created, changed or removed.';
 
