@@ -10,20 +10,22 @@
  */
 
 /** The types a field's values are reported with (wire.md); a field seen with several joins them, "integer|float". */
-export type FieldType = 'datetime' | 'string' | 'integer' | 'float' | 'boolean' | 'array' | 'object';
+export type FieldType = 'datetime' | 'timespan' | 'string' | 'integer' | 'float' | 'boolean' | 'array' | 'object';
 
 /** Canonical order of joined types, so that "integer|float" never comes back as "float|integer". */
-export const FIELD_TYPE_ORDER: readonly FieldType[] = ['datetime', 'string', 'integer', 'float', 'boolean', 'array', 'object'];
+export const FIELD_TYPE_ORDER: readonly FieldType[] = ['datetime', 'timespan', 'string', 'integer', 'float', 'boolean', 'array', 'object'];
 
 /**
  * How a field's column is stored:
  * - `timestamp`: BIGINT nanoseconds since the Unix epoch (`_time`, `_sysTime`);
  * - `boolean`: BOOLEAN; `integer`: BIGINT; `float`: DOUBLE; `string`: VARCHAR;
- * - `json`: VARCHAR holding JSON text (arrays and objects that are kept whole).
+ * - `json`: VARCHAR holding JSON text (arrays and objects that are kept whole);
+ * - `timespan`: BIGINT nanoseconds, a duration. JSON has no durations, so only ingest paths that
+ *   know a value is one (OpenTelemetry's span `duration`, as a `TimespanValue`) make such fields.
  *
  * A column only ever widens (see `widenStorage`), so no event is rejected for its types.
  */
-export type StorageType = 'timestamp' | 'boolean' | 'integer' | 'float' | 'string' | 'json';
+export type StorageType = 'timestamp' | 'boolean' | 'integer' | 'float' | 'string' | 'json' | 'timespan';
 
 export interface FieldSchema {
   /** The field's name as ingested and as queries write it: `geo.city`, `_time`. */
@@ -35,12 +37,23 @@ export interface FieldSchema {
   readonly types: readonly FieldType[];
 }
 
+/** A field a dataset computes rather than stores: an APL expression over its stored fields. */
+export interface VirtualFieldSchema {
+  readonly name: string;
+  readonly expression: string;
+}
+
 export interface DatasetSchema {
   readonly dataset: string;
   /** The generated physical table: `ds_1`, `ds_2`, … */
   readonly table: string;
   /** `_time` and `_sysTime` first, then user fields; `_rowId` is not a field (see ROW_ID_COLUMN). */
   readonly fields: readonly FieldSchema[];
+  /**
+   * The dataset's virtual fields (the service keeps them; the store knows none): every query of
+   * the dataset sees them as columns of its scan (check/virtual-fields.ts).
+   */
+  readonly virtualFields?: readonly VirtualFieldSchema[];
 }
 
 /** Present in every dataset table: a per-dataset sequence in ingest order, reported as a string `_rowId`. */
@@ -51,8 +64,9 @@ export const SYS_TIME_FIELD = '_sysTime';
 /**
  * The storage type a column must have to hold both what it held and a new value's storage type.
  * integer + float widen to float; any other mix becomes string (numbers as their shortest
- * decimal text, booleans as `true`/`false`, JSON as its text). Widening is total and monotonic:
- * a column never narrows.
+ * decimal text, booleans as `true`/`false`, JSON as its text, timespans as APL writes them,
+ * `00:00:01.5`). A timespan never widens to a number: its nanoseconds would read as a count of
+ * something else. Widening is total and monotonic: a column never narrows.
  */
 export function widenStorage(current: StorageType, incoming: StorageType): StorageType {
   if (current === incoming) return current;

@@ -1,11 +1,13 @@
-import { Router, type Express } from 'express';
+import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { createHttpApp } from '../common/http/app.js';
-import { methodNotAllowed } from '../common/http/error-reply.js';
 import { jsonBody } from '../common/http/json-body.js';
 import type { ReadinessChecks } from '../common/http/ops-routes.js';
 import type { DecodePool } from '../engine/ingest/decode-pool.js';
 import type { EventStore } from '../engine/store/event-store.js';
+import { createAccessGate } from './access/gate.js';
+import { createTokenRoutes } from './access/token-routes.js';
+import type { TokenStore } from './access/token-store.js';
 import { createAnnotationRoutes } from './annotations/routes.js';
 import type { AnnotationStore } from './annotations/store.js';
 import { createTokenAuth } from './auth.js';
@@ -16,11 +18,18 @@ import type { Datasets } from './datasets/datasets.js';
 import { createDatasetRoutes } from './datasets/routes.js';
 import { createIngestRoutes } from './ingest/routes.js';
 import { createAplRoutes } from './query/apl-routes.js';
+import { createHistoryRoutes, type QueryHistory } from './query/history.js';
+import { createQueryReaders } from './query/query-reader.js';
 import { createStructuredQueryRoutes } from './query/structured-routes.js';
 import type { ServiceMetrics } from './ops/metrics.js';
 import { createMonitorRoutes } from './monitors/routes.js';
 import type { MonitorRuntime } from './monitors/runtime.js';
 import { createNotifierRoutes } from './notifiers/routes.js';
+import { createOtelRoutes } from './otel/routes.js';
+import { LOCAL_USER } from './users/local-user.js';
+import { createUserRoutes } from './users/routes.js';
+import { createVirtualFieldRoutes } from './vfields/routes.js';
+import type { VirtualFieldStore } from './vfields/store.js';
 
 export interface ServiceDeps {
   annotations: AnnotationStore;
@@ -32,21 +41,21 @@ export interface ServiceDeps {
   /** Decodes ingest bodies off the main thread. */
   decoder: DecodePool;
   dashboards: DashboardStore;
+  /** The tokens given at start-up (or generated at first start): all-powerful. */
   tokens: readonly string[];
+  /** API tokens made with /v2/tokens, each holding only its capabilities. */
+  apiTokens: TokenStore;
+  vfields: VirtualFieldStore;
+  history: QueryHistory;
   orgId: string;
+  /** When this service's data dir was first used: the organization's creation time. */
+  createdMs: number;
   logger: Logger;
   metrics: ServiceMetrics;
   /** What /readyz checks, by name (`store`, …). */
   readiness: ReadinessChecks;
   clock?: () => number;
 }
-
-export const LOCAL_USER = {
-  id: 'local',
-  name: 'Timemark local user',
-  email: 'local@timemark.invalid',
-  role: { id: 'owner', name: 'Owner' },
-} as const;
 
 /**
  * Builds the local service's HTTP app. It never listens: see server.ts.
@@ -68,29 +77,26 @@ export function createServiceApp(deps: ServiceDeps): Express {
   return createHttpApp(frame, (app) => {
     // The dashboard page's files: no token, they hold no data.
     app.use(createDashboardPage());
-    app.use(['/v1', '/v2'], createTokenAuth({ tokens: deps.tokens, orgId: deps.orgId }));
+    app.use(['/v1', '/v2'], createTokenAuth({ tokens: deps.tokens, orgId: deps.orgId, apiTokens: deps.apiTokens, clock }));
+    app.use(createAccessGate());
+    const readers = createQueryReaders(deps.events, deps.vfields);
+    // `/v1/datasets/{id}` answers 405 for methods it lacks: the routes under /v1/datasets that
+    // are not a dataset (`_apl`, `_history`) go first.
     const api = [
+      createHistoryRoutes({ history: deps.history }),
+      createAplRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
       createAnnotationRoutes({ store: deps.annotations, clock, json }),
       createDatasetRoutes({ datasets: deps.datasets, events: deps.events, clock, who: LOCAL_USER.id, json }),
       createIngestRoutes({ datasets: deps.datasets, events: deps.events, decoder: deps.decoder, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
-      createAplRoutes({ events: deps.events, metrics: deps.metrics }),
+      createOtelRoutes({ datasets: deps.datasets, events: deps.events, metrics: deps.metrics, clock, who: LOCAL_USER.id }),
       createDashboardRoutes({ store: deps.dashboards, clock, who: LOCAL_USER.id, json }),
-      createStructuredQueryRoutes({ events: deps.events, metrics: deps.metrics }),
+      createStructuredQueryRoutes({ readers, history: deps.history, metrics: deps.metrics, clock }),
+      createVirtualFieldRoutes({ store: deps.vfields, datasets: deps.datasets, events: deps.events, clock }),
       createMonitorRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
       createNotifierRoutes({ runtime: deps.monitors, json, who: LOCAL_USER.id }),
-      createUserRoutes(),
+      createTokenRoutes({ store: deps.apiTokens, clock, json }),
+      createUserRoutes({ orgId: deps.orgId, createdMs: deps.createdMs }),
     ];
     for (const routes of api) app.use(routes);
   });
-}
-
-function createUserRoutes(): Router {
-  const router = Router();
-  router
-    .route('/v2/user')
-    .get((_req, res) => {
-      res.json(LOCAL_USER);
-    })
-    .all(methodNotAllowed(['GET']));
-  return router;
 }

@@ -1,7 +1,11 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { AuthenticationError, ConfigError, PermissionError } from '../common/errors.js';
 import { parseBearer } from '../common/http/bearer.js';
+import { formatTime } from '../common/time.js';
 import { createTokenMatcher } from '../common/token-matcher.js';
+import { ROOT, type Principal } from './access/capabilities.js';
+import type { TokenStore } from './access/token-store.js';
+import { LOCAL_USER } from './users/local-user.js';
 
 export const API_TOKEN_PREFIX = 'xaat-';
 export const PERSONAL_TOKEN_PREFIX = 'xapt-';
@@ -28,22 +32,58 @@ export function assertTokenShapes(tokens: readonly string[], label: string): voi
   });
 }
 
-/** Bearer-token authentication, compared in constant time (see createTokenMatcher). */
-export function createTokenAuth(options: { tokens: readonly string[]; orgId: string }): RequestHandler {
+/**
+ * What a personal token may ask without naming an organization, as the hosted service allows and
+ * axiom-go does (it drops X-Axiom-Org-Id for these): who am I, and which organizations may I use.
+ */
+const ORG_FREE_ROUTES: ReadonlySet<string> = new Set(['GET /v2/user', 'GET /v2/orgs']);
+
+/** The principal authentication left on `res.locals` for the access gate and the routes. */
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (!principal) throw new Error('A route ran before authentication set its principal.');
+  return principal;
+}
+
+/** Who a principal is in a record's `who`: the local user, or the API token's id. */
+export function actorOf(principal: Principal): string {
+  return principal.kind === 'root' ? LOCAL_USER.id : principal.id;
+}
+
+/**
+ * Bearer-token authentication, compared in constant time (see createTokenMatcher). A token
+ * given at start-up is all-powerful (`ROOT`); an API token made with `/v2/tokens` holds only
+ * its capabilities, and is refused once it expired or was deleted.
+ */
+export function createTokenAuth(options: { tokens: readonly string[]; orgId: string; apiTokens: TokenStore; clock: () => number }): RequestHandler {
   const matchToken = createTokenMatcher(options.tokens);
   const personal = options.tokens.map((token) => token.startsWith(PERSONAL_TOKEN_PREFIX));
 
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const token = parseBearer(req.get('authorization'));
     if (token === undefined) {
       throw new AuthenticationError('Missing or malformed Authorization header. Expected "Authorization: Bearer <token>".');
     }
     const index = matchToken(token);
     if (index === -1) {
-      throw new AuthenticationError('Invalid token. Expected an API token (xaat-…) or a personal token (xapt-…) known to this service.');
+      const stored = options.apiTokens.find(token);
+      if (!stored) {
+        throw new AuthenticationError('Invalid token. Expected an API token (xaat-…) or a personal token (xapt-…) known to this service.');
+      }
+      if (stored.expiresMs !== undefined && options.clock() >= stored.expiresMs) {
+        throw new AuthenticationError(`The API token ${stored.id} expired at ${formatTime(stored.expiresMs)}. Expected a token that has not expired; regenerate it or make a new one.`);
+      }
+      res.locals.principal = { kind: 'token', id: stored.id, capabilities: stored.capabilities } satisfies Principal;
+      next();
+      return;
     }
     if (personal[index]) {
       const orgId = req.get('x-axiom-org-id');
+      if (!orgId && ORG_FREE_ROUTES.has(`${req.method} ${req.baseUrl}${req.path}`)) {
+        res.locals.principal = ROOT;
+        next();
+        return;
+      }
       if (!orgId) {
         throw new AuthenticationError('A personal token (xapt-…) needs the X-Axiom-Org-Id header. Expected the organization id of this service.');
       }
@@ -51,6 +91,7 @@ export function createTokenAuth(options: { tokens: readonly string[]; orgId: str
         throw new PermissionError(`Organization ${JSON.stringify(orgId)} is not served here. Expected X-Axiom-Org-Id: ${options.orgId}.`);
       }
     }
+    res.locals.principal = ROOT;
     next();
   };
 }

@@ -148,6 +148,54 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX notification_outbox_episode ON notification_outbox (notifier_id, episode_key, id) WHERE dead_ms IS NULL;
   CREATE INDEX notification_outbox_dead ON notification_outbox (dead_ms) WHERE dead_ms IS NOT NULL;
   `,
+  // The official clients' other resources: the members of a dataset the clients create it with,
+  // API tokens, virtual fields and the query history.
+  `
+  ALTER TABLE datasets ADD COLUMN kind TEXT;
+  ALTER TABLE datasets ADD COLUMN region TEXT;
+  ALTER TABLE datasets ADD COLUMN edge_deployment TEXT;
+  ALTER TABLE datasets ADD COLUMN updated_ms INTEGER;
+
+  -- When this data dir was first used by a version that records it: the organization's creation time.
+  CREATE TABLE service_meta (created_ms INTEGER NOT NULL);
+  INSERT INTO service_meta (created_ms) VALUES (CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+
+  -- A token's value is never stored: only its SHA-256 digest, which authentication compares.
+  CREATE TABLE api_tokens (
+    id                   TEXT PRIMARY KEY,
+    name                 TEXT NOT NULL,
+    description          TEXT NOT NULL,
+    digest               BLOB NOT NULL UNIQUE,
+    expires_ms           INTEGER,
+    dataset_capabilities TEXT NOT NULL,
+    org_capabilities     TEXT NOT NULL,
+    created_ms           INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  -- A dataset's virtual fields go with it.
+  CREATE TABLE virtual_fields (
+    id          TEXT PRIMARY KEY,
+    dataset     TEXT NOT NULL REFERENCES datasets (name) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    expression  TEXT NOT NULL,
+    description TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    unit        TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL,
+    UNIQUE (dataset, name)
+  ) WITHOUT ROWID;
+
+  -- Queries sent with saveAsKind, newest kept (see query/history.ts for how many).
+  CREATE TABLE query_history (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    kind       TEXT NOT NULL,
+    dataset    TEXT NOT NULL,
+    query      TEXT NOT NULL,
+    who        TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**
@@ -183,6 +231,11 @@ function migrate(db: ServiceDatabase): void {
     db.pragma(`user_version = ${MIGRATIONS.length}`);
   });
   upgrade();
+}
+
+/** When the data dir was first used (see the service_meta migration). */
+export function serviceCreatedMs(db: ServiceDatabase): number {
+  return db.prepare<[], number>('SELECT created_ms FROM service_meta').pluck().get() ?? 0;
 }
 
 /**

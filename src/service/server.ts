@@ -4,12 +4,17 @@ import { prepareDataDir } from '../common/data-dir.js';
 import { listenHttp } from '../common/http/listen.js';
 import { createLogger } from '../common/logger.js';
 import { loadOrCreateSecret } from '../common/secret-file.js';
-import { createServiceApp, LOCAL_USER } from './app.js';
+import { createServiceApp } from './app.js';
+import { ROOT } from './access/capabilities.js';
+import { createTokenStore } from './access/token-store.js';
+import { createQueryHistory } from './query/history.js';
+import { createQueryReaders } from './query/query-reader.js';
+import { createVirtualFieldStore } from './vfields/store.js';
 import { createAnnotationStore } from './annotations/store.js';
 import { API_TOKEN_PREFIX, tokenShapeProblem } from './auth.js';
 import type { ServiceConfig } from './config.js';
 import { createDashboardStore } from './dashboards/store.js';
-import { openServiceDatabase } from './database.js';
+import { openServiceDatabase, serviceCreatedMs } from './database.js';
 import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
 import { createDecodePool } from '../engine/ingest/decode-pool.js';
@@ -20,6 +25,7 @@ import { createServiceMetrics } from './ops/metrics.js';
 import { serviceReadiness } from './ops/readiness.js';
 import { createMonitorQueryEngine } from './monitors/engine.js';
 import { createMonitorRuntime, type MonitorRuntimeOptions } from './monitors/runtime.js';
+import { LOCAL_USER } from './users/local-user.js';
 
 export interface RunningService {
   url: string;
@@ -68,13 +74,15 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // on 2 cores, 1 worker ingested faster than 2).
   const decoder = createDecodePool(Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2))));
   const annotations = createAnnotationStore(db);
+  const vfields = createVirtualFieldStore(db);
   const metrics = createServiceMetrics({ countAnnotations: () => annotations.count() });
   // Annotation links point at the dashboard, whose address is known once the service listens.
   let serviceUrl = '';
   const monitors = createMonitorRuntime({
     db,
     annotations,
-    engine: createMonitorQueryEngine({ reader: events, clock: options.monitors?.clock ?? Date.now }),
+    // Monitors query as the service itself does, virtual fields included.
+    engine: createMonitorQueryEngine({ reader: createQueryReaders(events, vfields)(ROOT), clock: options.monitors?.clock ?? Date.now }),
     logger,
     registry: metrics.registry,
     serviceUrl: () => serviceUrl,
@@ -94,7 +102,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     decoder,
     dashboards: createDashboardStore(db),
     tokens: generatedToken ? [generatedToken] : config.tokens,
+    apiTokens: createTokenStore(db),
+    vfields,
+    history: createQueryHistory(db),
     orgId: config.orgId,
+    createdMs: serviceCreatedMs(db),
     logger,
     metrics,
     readiness: serviceReadiness(db, events),

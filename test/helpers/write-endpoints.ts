@@ -7,7 +7,7 @@ import { authHeaders } from '../webhook-server/helpers/signing.js';
 
 /** Where the running parts are, and what a request needs to get past authentication. */
 export interface Targets {
-  service: { url: string; token: string; annotationId: string; monitorId: string; notifierId: string };
+  service: { url: string; token: string; annotationId: string; monitorId: string; notifierId: string; tokenId: string; virtualFieldId: string };
   bridge: { url: string; secret: string; adminToken: string };
 }
 
@@ -29,6 +29,27 @@ export const WRITE_ENDPOINTS: readonly WriteEndpoint[] = [
   { name: 'service POST /v2/annotations', method: 'POST', url: (t) => `${t.service.url}/v2/annotations`, headers: serviceHeaders },
   { name: 'service PUT /v2/annotations/{id}', method: 'PUT', url: (t) => `${t.service.url}/v2/annotations/${t.service.annotationId}`, headers: serviceHeaders },
   { name: 'service POST /v2/datasets', method: 'POST', url: (t) => `${t.service.url}/v2/datasets`, headers: serviceHeaders },
+  { name: 'service POST /v1/datasets', method: 'POST', url: (t) => `${t.service.url}/v1/datasets`, headers: serviceHeaders },
+  { name: 'service PUT /v1/datasets/{id}', method: 'PUT', url: (t) => `${t.service.url}/v1/datasets/any-body`, headers: serviceHeaders },
+  { name: 'service POST /v1/datasets/{id}/trim', method: 'POST', url: (t) => `${t.service.url}/v1/datasets/any-body/trim`, headers: serviceHeaders },
+  { name: 'service POST /v2/tokens', method: 'POST', url: (t) => `${t.service.url}/v2/tokens`, headers: serviceHeaders },
+  { name: 'service POST /v2/tokens/{id}/regenerate', method: 'POST', url: (t) => `${t.service.url}/v2/tokens/${t.service.tokenId}/regenerate`, headers: serviceHeaders },
+  { name: 'service POST /v2/vfields', method: 'POST', url: (t) => `${t.service.url}/v2/vfields`, headers: serviceHeaders },
+  { name: 'service PUT /v2/vfields/{id}', method: 'PUT', url: (t) => `${t.service.url}/v2/vfields/${t.service.virtualFieldId}`, headers: serviceHeaders },
+  ...(['traces', 'logs'] as const).flatMap((signal): WriteEndpoint[] =>
+    (['application/json', 'application/x-protobuf'] as const).map((type) => ({
+      name: `service POST /v1/${signal} (${type})`,
+      method: 'POST',
+      url: (t) => `${t.service.url}/v1/${signal}`,
+      headers: (_body, t) => ({ authorization: `Bearer ${t.service.token}`, 'content-type': type, 'x-axiom-dataset': 'any-body-otel' }),
+    })),
+  ),
+  {
+    name: 'service POST /v1/metrics (application/x-protobuf)',
+    method: 'POST',
+    url: (t) => `${t.service.url}/v1/metrics`,
+    headers: (_body, t) => ({ authorization: `Bearer ${t.service.token}`, 'content-type': 'application/x-protobuf', 'x-axiom-metrics-dataset': 'any-body-otel' }),
+  },
   { name: 'service POST /v2/monitors', method: 'POST', url: (t) => `${t.service.url}/v2/monitors`, headers: serviceHeaders },
   { name: 'service PUT /v2/monitors/{id}', method: 'PUT', url: (t) => `${t.service.url}/v2/monitors/${t.service.monitorId}`, headers: serviceHeaders },
   { name: 'service POST /v2/notifiers', method: 'POST', url: (t) => `${t.service.url}/v2/notifiers`, headers: serviceHeaders },

@@ -4,6 +4,9 @@ import { listenHttp, type HttpListener } from '../../src/common/http/listen.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createDecodePool, type DecodePool } from '../../src/engine/ingest/decode-pool.js';
 import { openEventStore, type EventStore } from '../../src/engine/store/event-store.js';
+import { createTokenStore } from '../../src/service/access/token-store.js';
+import { createQueryHistory } from '../../src/service/query/history.js';
+import { createVirtualFieldStore } from '../../src/service/vfields/store.js';
 import { createServiceApp } from '../../src/service/app.js';
 import { createAnnotationStore } from '../../src/service/annotations/store.js';
 import { createDashboardStore } from '../../src/service/dashboards/store.js';
@@ -49,7 +52,11 @@ describe('the local service in operation', () => {
       decoder,
       dashboards: createDashboardStore(db),
       tokens: [TEST_TOKEN],
+      apiTokens: createTokenStore(db),
+      vfields: createVirtualFieldStore(db),
+      history: createQueryHistory(db),
       orgId: TEST_ORG,
+      createdMs: Date.now(),
       logger,
       metrics,
       readiness: serviceReadiness(db, events),

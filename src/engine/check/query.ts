@@ -9,6 +9,7 @@ import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
 import { functionNamed } from '../functions/index.js';
 import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, findColumn, unknownField } from './expressions.js';
+import { withVirtualFields } from './virtual-fields.js';
 
 export interface CheckOptions {
   /** The query window in nanoseconds: start ≤ _time < end. */
@@ -86,7 +87,7 @@ class QueryChecker {
   private scan(): PlanNode {
     const scan = this.builder.datasetScan(this.schema, this.options);
     this.timeColumn = scan.time.column;
-    return scan;
+    return withVirtualFields(scan, this.schema, this.context);
   }
 
   private scope(node: PlanNode): Scope {

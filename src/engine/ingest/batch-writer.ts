@@ -4,6 +4,7 @@ import type { StagedBatch, StagedPart } from '../store/staged-batch.js';
 import type { GoLayout } from './go-layout.js';
 import type { IngestLimits } from './limits.js';
 import { parseEventTime } from './time.js';
+import { TimespanValue } from './timespan-value.js';
 
 /** Incoming names the service sets itself; an event's own field of that name is kept as `_user_<name>`. */
 export const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['_sysTime', '_rowId', '_cursor', '_source', '_blockInfo']);
@@ -26,7 +27,7 @@ export interface BatchWriterOptions {
   readonly limits: IngestLimits;
 }
 
-const STORAGE_INDEX = { integer: 0, float: 1, string: 2, boolean: 3, json: 4 } as const;
+const STORAGE_INDEX = { integer: 0, float: 1, string: 2, boolean: 3, json: 4, timespan: 5 } as const;
 
 interface PartState {
   readonly key: string;
@@ -168,7 +169,7 @@ export class BatchWriter {
       }
       if (prefix === '' && (RESERVED_FIELD_NAMES.has(key) || key === TIME_FIELD)) name = `_user_${key}`;
       if (value === null || value === undefined) continue;
-      if (typeof value === 'object' && !Array.isArray(value) && depth < this.options.limits.maxNestingDepth) {
+      if (typeof value === 'object' && !Array.isArray(value) && !(value instanceof TimespanValue) && depth < this.options.limits.maxNestingDepth) {
         this.flatten(value as Record<string, unknown>, `${name}.`, depth + 1);
         continue;
       }
@@ -214,6 +215,7 @@ export class BatchWriter {
       case 'boolean':
         return this.part(state, 'boolean', 'boolean').prefix + (value ? 'true' : 'false');
       default:
+        if (value instanceof TimespanValue) return this.part(state, 'timespan', 'timespan').prefix + value.ns.toString();
         return this.part(state, 'json', Array.isArray(value) ? 'array' : 'object').prefix + JSON.stringify(JSON.stringify(value));
     }
   }

@@ -13,9 +13,11 @@ export interface IngestEventsOptions {
 }
 
 /**
- * Ingests already-parsed events (plain JSON-like objects) in this process, through the same
- * flattening, time and naming rules as the HTTP endpoints. For tests, fixtures and tools; the
- * service decodes request bodies in its worker instead.
+ * Ingests already-parsed events (plain JSON-like objects, and TimespanValue for durations) in
+ * this process, through the same flattening, time and naming rules as the HTTP endpoints, and
+ * keeps the staged batch itself in the ingest log (no body to decode again). For the OTLP
+ * endpoints (whose records are converted in this process), tests, fixtures and tools; the
+ * ingest endpoints decode request bodies in their worker instead.
  */
 export async function ingestEvents(
   store: EventStore,

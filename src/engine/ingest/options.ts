@@ -77,9 +77,10 @@ function parseContentType(header: string | undefined): IngestFormat {
   return format;
 }
 
-function parseContentEncoding(header: string | undefined): IngestEncoding {
+export function parseContentEncoding(header: string | undefined): IngestEncoding {
   const value = (header ?? '').trim().toLowerCase();
-  if (value === '' || value === 'identity') return 'identity';
+  // axiom-py sends `1` for an uncompressed body (its ContentEncoding.IDENTITY).
+  if (value === '' || value === 'identity' || value === '1') return 'identity';
   if (value === 'gzip' || value === 'x-gzip') return 'gzip';
   if (value === 'zstd') return 'zstd';
   throw ingestError('unsupported', 'unsupported_encoding', `Unsupported Content-Encoding ${JSON.stringify(header)}. Expected gzip, zstd, identity or none.`);

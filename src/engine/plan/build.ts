@@ -35,6 +35,7 @@ export const STORAGE_TYPES: Readonly<Record<StorageType, ScalarType>> = {
   float: 'real',
   string: 'string',
   json: 'dynamic',
+  timespan: 'timespan',
 };
 
 export interface ColumnSpec {

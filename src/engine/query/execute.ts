@@ -123,7 +123,8 @@ export function planStatus(ran: RanPlan, options: { readonly window: ExecuteOpti
     // The local store has no blocks: the block times are the query window's bounds.
     minBlockTime: formatDatetime(options.window.start),
     maxBlockTime: formatDatetime(options.window.end),
-    ...(ran.rows.messages.length > 0 ? { messages: [...ran.rows.messages] } : {}),
+    // Always present, empty when there is nothing to say: the clients read the member.
+    messages: [...ran.rows.messages],
   };
 }
 

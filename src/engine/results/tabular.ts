@@ -17,7 +17,7 @@ export interface QueryStatus {
   cacheStatus: number;
   minBlockTime: string;
   maxBlockTime: string;
-  messages?: ResultMessage[];
+  messages: ResultMessage[];
 }
 
 export interface TabularField {

@@ -3,6 +3,7 @@ import { NS_PER } from '../apl/literals.js';
 import { parseExpression } from '../apl/parser.js';
 import { call, literal, type BindContext, type Scope } from '../check/context.js';
 import { bindExpression, findColumn } from '../check/expressions.js';
+import { withVirtualFields } from '../check/virtual-fields.js';
 import { binAutoSize, bucketCount } from '../functions/rounding.js';
 import { PlanBuilder, REPORTED_TYPES } from '../plan/build.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
@@ -97,6 +98,7 @@ class StructuredPlanner {
       node = this.builder.filter(node, after(scan, query.cursor, timeOrder));
     }
     if (matches && query.includeCursor && !timeOrder) throw notTimeOrdered('includeCursor');
+    node = withVirtualFields(node, schema, this.context);
     node = this.virtualFields(node);
     node = this.projectionAliases(node);
     if (query.filter) {

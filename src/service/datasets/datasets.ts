@@ -1,5 +1,5 @@
 import type { EventStore } from '../../engine/store/event-store.js';
-import type { Dataset, DatasetPatch, DatasetStore } from './store.js';
+import type { Dataset, DatasetKind, DatasetPatch, DatasetStore, NewDataset } from './store.js';
 
 /**
  * A dataset is a metadata row in the service's SQLite file and an events table in the DuckDB
@@ -12,10 +12,13 @@ export interface Datasets {
   list(): Dataset[];
   get(name: string): Dataset | undefined;
   /** Undefined when it exists already. */
-  create(input: { name: string; description: string; who: string }, nowMs: number): Promise<Dataset | undefined>;
-  /** Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset). */
-  ensure(name: string, who: string, nowMs: number): Promise<void>;
-  update(name: string, patch: DatasetPatch): Dataset | undefined;
+  create(input: NewDataset, nowMs: number): Promise<Dataset | undefined>;
+  /**
+   * Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset),
+   * of `kind` when given (the OTel endpoints make OTel datasets).
+   */
+  ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<void>;
+  update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
   /** Deletes the dataset and its events; false when there was none. */
   delete(name: string): Promise<boolean>;
   /** Repairs what a crash between the two files left (see above). */
@@ -31,11 +34,11 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
       if (created) await events.createDataset(input.name);
       return created;
     },
-    ensure: async (name, who, nowMs) => {
-      if (!metadata.get(name)) metadata.create({ name, description: '', who }, nowMs);
+    ensure: async (name, who, nowMs, kind) => {
+      if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}) }, nowMs);
       if (!events.schema(name)) await events.createDataset(name);
     },
-    update: (name, patch) => metadata.update(name, patch),
+    update: (name, patch, nowMs) => metadata.update(name, patch, nowMs),
     delete: async (name) => {
       const dropped = await events.dropDataset(name);
       return metadata.delete(name) || dropped;

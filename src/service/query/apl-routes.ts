@@ -5,12 +5,18 @@ import { jsonBody } from '../../common/http/json-body.js';
 import type { QueryLimits, ResultFormat } from '../../engine/query/execute.js';
 import { runApl } from '../../engine/query/run-apl.js';
 import type { EventReader } from '../../engine/store/types.js';
+import type { Principal } from '../access/capabilities.js';
+import { actorOf, principalOf } from '../auth.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
+import { HISTORY_ID_HEADER, parseSaveAsKind, type QueryHistory } from './history.js';
 import { QUERY_BODY_LIMIT_BYTES, answerQuery } from './answer-query.js';
 
 export interface AplRouteDeps {
-  events: EventReader;
+  /** The store as the request's principal may query it (see query-reader.ts). */
+  readers: (principal: Principal) => EventReader;
+  history: QueryHistory;
   metrics: ServiceMetrics;
+  clock: () => number;
   limits?: Partial<QueryLimits>;
 }
 
@@ -20,7 +26,9 @@ const FORMATS: readonly ResultFormat[] = ['tabular', 'legacy'];
  * `POST /v1/datasets/_apl?format=tabular|legacy` and `POST /v1/query/_apl` (the edge path of
  * `@axiomhq/js`). The body is `{apl, startTime?, endTime?}`; `cursor`, `includeCursor`,
  * `variables` and `queryOptions`, and the query parameters `nocache`, `streaming-duration` and
- * `cursor`, are accepted and have no local meaning. A client that goes away cancels its query.
+ * `cursor`, are accepted and have no local meaning. With `saveAsKind`, the query is kept in the
+ * history (under `dataset_name`, or the dataset it reads) and its id sent back in
+ * `X-Axiom-History-Query-Id`. A client that goes away cancels its query.
  */
 export function createAplRoutes(deps: AplRouteDeps): Router {
   const router = Router();
@@ -28,6 +36,8 @@ export function createAplRoutes(deps: AplRouteDeps): Router {
   const query = async (req: Request, res: Response): Promise<void> => {
     const started = process.hrtime.bigint();
     const format = parseFormat(req.query.format);
+    const saveAs = parseSaveAsKind(req.query.saveAsKind, ['apl', 'analytics', 'stream']);
+    const principal = principalOf(res);
     const body: unknown = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new InputError('The request body must be a JSON object such as {"apl": "[\'my-dataset\'] | take 10", "startTime": "now-1h"}.');
@@ -42,10 +52,13 @@ export function createAplRoutes(deps: AplRouteDeps): Router {
       }
     }
     await answerQuery(res, deps.metrics, { kind: 'apl', started }, async (signal) => {
-      const { result } = await runApl(
-        { apl, format, ...(typeof startTime === 'string' ? { startTime } : {}), ...(typeof endTime === 'string' ? { endTime } : {}) },
-        { reader: deps.events, signal, ...(deps.limits ? { limits: deps.limits } : {}) },
-      );
+      const request = { apl, format, ...(typeof startTime === 'string' ? { startTime } : {}), ...(typeof endTime === 'string' ? { endTime } : {}) };
+      const { result, dataset } = await runApl(request, { reader: deps.readers(principal), signal, ...(deps.limits ? { limits: deps.limits } : {}) });
+      if (saveAs) {
+        const named = Array.isArray(req.query.dataset_name) ? req.query.dataset_name[0] : req.query.dataset_name;
+        const entry = { kind: 'apl' as const, dataset: typeof named === 'string' && named !== '' ? named : dataset, who: actorOf(principal), query: { apl, startTime, endTime } };
+        res.setHeader(HISTORY_ID_HEADER, deps.history.save(entry, deps.clock()));
+      }
       return result;
     });
   };

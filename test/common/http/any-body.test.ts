@@ -1,39 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../helpers/local-service.js';
+import { HOSTILE_BODIES as bodies, nested } from '../../helpers/hostile-bodies.js';
 import { serviceApi } from '../../helpers/service-api.js';
 import { WRITE_ENDPOINTS, type Targets, type WriteEndpoint } from '../../helpers/write-endpoints.js';
 import { ADMIN_TOKEN, startTestBridge, TEST_SECRET, type TestBridge } from '../../webhook-server/helpers/bridge.js';
-
-/** Keys the routes and the senders' parsers look at, so that generated objects get past "unknown field" checks. */
-const KEYS = [
-  'datasets', 'type', 'time', 'endTime', 'title', 'description', 'url', 'id', 'name',
-  'action', 'deployment', 'deployment_status', 'workflow_run', 'repository', 'object_kind', 'status', 'alerts', 'labels',
-  'annotations', 'payload', 'event', 'app', 'involvedObject', 'metadata', 'reason', 'severity', 'monitor', 'state',
-  'aplQuery', 'operator', 'threshold', 'intervalMinutes', 'rangeMinutes', 'notifierIds', 'properties', 'disabledUntil',
-];
-
-const nested = (depth: number, open: string, close: string): string => open.repeat(depth) + close.repeat(depth);
-
-/** Bodies of every shape: any JSON, objects with known keys holding anything, deep nesting, huge strings, bytes that are not UTF-8. */
-const bodies = fc.oneof(
-  fc.json().map((text) => Buffer.from(text)),
-  fc.dictionary(fc.constantFrom(...KEYS), fc.jsonValue(), { maxKeys: 6 }).map((value) => Buffer.from(JSON.stringify(value))),
-  fc
-    .record({ depth: fc.integer({ min: 500, max: 60_000 }), key: fc.constantFrom(...KEYS), objects: fc.boolean() })
-    .map(({ depth, key, objects }) =>
-      Buffer.from(`{"${key}": ${objects ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : nested(depth, '[', ']')}}`),
-    ),
-  fc.integer({ min: 500, max: 60_000 }).map((depth) => Buffer.from(nested(depth, '[', ']'))),
-  fc.integer({ min: 500, max: 20_000 }).map((depth) => Buffer.from(`{"alerts":[{"labels":{"severity":${nested(depth, '[', ']')}}}]}`)),
-  fc
-    .record({ key: fc.constantFrom(...KEYS), length: fc.constantFrom(600, 60_000, 70_000, 1_000_000, 1_100_000) })
-    .map(({ key, length }) => Buffer.from(JSON.stringify({ [key]: 'x'.repeat(length) }))),
-  fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
-  fc
-    .record({ key: fc.constantFrom(...KEYS), bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }).map((b) => b.map((byte) => byte | 0x80)) })
-    .map(({ key, bytes }) => Buffer.concat([Buffer.from(`{"${key}":"`), Buffer.from(bytes), Buffer.from('"}')])),
-);
 
 /** The regression of issue 8: `{"datasets": [[[…5,000 deep…]]]}` answered 500. */
 const DEEP_DATASETS = Buffer.from(`{"datasets": ${nested(5_000, '[', ']')}}`);
@@ -57,8 +28,10 @@ describe('every write endpoint of the service and the bridge', () => {
     const notifierId = (await api.call('POST', '/v2/notifiers', { name: 'n', properties: { customWebhook: { url: 'http://127.0.0.1:1/' } } })).body.id as string;
     const monitor = { name: 'm', type: 'Threshold', aplQuery: "['any-body'] | summarize count()", operator: 'Above', threshold: 1, intervalMinutes: 60, rangeMinutes: 5 };
     const monitorId = (await api.call('POST', '/v2/monitors', monitor)).body.id as string;
+    const tokenId = (await api.call('POST', '/v2/tokens', { name: 'target' })).body.id as string;
+    const virtualFieldId = (await api.call('POST', '/v2/vfields', { dataset: 'any-body', name: 'doubled', expression: 'status * 2' })).body.id as string;
     targets = {
-      service: { url: service.url, token: service.token, annotationId, monitorId, notifierId },
+      service: { url: service.url, token: service.token, annotationId, monitorId, notifierId, tokenId, virtualFieldId },
       bridge: { url: bridge.url, secret: TEST_SECRET, adminToken: ADMIN_TOKEN },
     };
   });
