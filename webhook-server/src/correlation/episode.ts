@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ANNOTATION_LIMITS, type NewAnnotation } from '../../../src/common/annotation-contract.js';
+import { formatDuration } from '../../../src/common/duration.js';
 import type { MappedTarget } from '../mapping/mapping.js';
 import type { BridgeEvent, Outcome, SourceName } from '../sources/types.js';
 
@@ -186,10 +187,4 @@ export function renderAnnotation(state: EpisodeState, marker: string): RenderedA
 function clip(text: string, limit: number): string {
   if (limit <= 0) return '';
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
-}
-
-export function formatDuration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  return `${Math.round(ms / 1000)}s`;
 }
