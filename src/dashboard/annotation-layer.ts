@@ -7,10 +7,11 @@
  * Escape or the close button unpins.
  */
 
-import { annotationKind, type AnnotationKind } from './annotation-kind.js';
+import { annotationKind, type AnnotationKind } from '../common/annotation-kind.js';
 import type { Annotation } from '../common/annotation-contract.js';
 import { el, uniqueId } from './dom.js';
-import { formatDuration, formatTime } from './format.js';
+import { readableDuration } from '../common/duration.js';
+import { formatTime } from './format.js';
 import { parseRfc3339 } from './time-range.js';
 
 interface Placed {
@@ -66,10 +67,10 @@ export function describeExtent(annotation: Annotation, nowMs: number): string {
     case 'point':
       return 'Point in time';
     case 'open-span':
-      return `Ongoing, no end yet (${formatDuration(Math.max(0, nowMs - startMs))} so far)`;
+      return `Ongoing, no end yet (${readableDuration(Math.max(0, nowMs - startMs))} so far)`;
     case 'span': {
       const endMs = parseRfc3339(annotation.endTime ?? '') ?? startMs;
-      return `Lasted ${formatDuration(endMs - startMs)}, until ${formatTime(endMs)}`;
+      return `Lasted ${readableDuration(endMs - startMs)}, until ${formatTime(endMs)}`;
     }
   }
 }
