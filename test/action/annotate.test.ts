@@ -34,6 +34,7 @@ function spanInputs(dataset: string, url?: string): ActionInputs {
     jobStatus: undefined,
     failOnError: true,
     dryRun: false,
+    gate: undefined,
   };
 }
 
@@ -107,7 +108,7 @@ describe('performPost', () => {
     const open = await service.annotations.create({ datasets: ['already-closed'], type: 'deploy', time: '2024-05-01T12:00:00.000Z', endTime: '2024-05-01T12:30:00.000Z' });
     const result = await performPost(service.annotations, { spanId: open.id, spanTitle: 'Deploy', closeOn: 'always', jobStatus: 'success' }, Date.now(), recordingLog());
 
-    expect(result.annotation).toEqual({ ...open, title: 'Deploy — succeeded' });
+    expect(result.annotation).toEqual({ ...open, title: 'Deploy — succeeded', description: '[timemark outcome=success]' });
   });
 
   it('warns that no outcome can be recorded without jobStatus', async () => {
