@@ -204,6 +204,11 @@ function span(annotation: Annotation, facts: AnnotationFacts, counted: boolean, 
   };
 }
 
+/** A figure as people read it: at most two decimals, thousands separated. */
+export function roundFigure(value: number): string {
+  return Number(value.toFixed(2)).toLocaleString('en-US');
+}
+
 /** The middle value; the mean of the two middle values of an even count. */
 export function median(values: readonly number[]): number | null {
   if (values.length === 0) return null;

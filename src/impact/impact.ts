@@ -15,6 +15,9 @@ import { aboveQuery, readWindow, windowQuery, type TabularLike, type Window, typ
 import { FAMILY_ALPHA, judgeBuckets, judgePercentile, judgeRate, overallVerdict, RULES, type Judgement, type RuleName, type Verdict } from './rules.js';
 import { defaultSignals, parseSignal, type DatasetField, type MissingSignal, type Signal } from './signals.js';
 
+/** The window before and after a change, unless the caller says otherwise (the CLI's --window, the dashboard). */
+export const DEFAULT_WINDOW_MS = 30 * 60_000;
+
 /** The public API calls an impact makes. */
 export interface ImpactSource {
   /** `GET /v2/datasets/{dataset}/fields`. */

@@ -6,8 +6,8 @@
  */
 import { createAnnotationsClient } from '../../client/annotations-client.js';
 import { createEventsClient } from '../../client/events-client.js';
-import { parseDuration } from '../../common/duration.js';
-import { computeImpact } from '../../impact/impact.js';
+import { formatDuration, parseDuration } from '../../common/duration.js';
+import { computeImpact, DEFAULT_WINDOW_MS } from '../../impact/impact.js';
 import type { CliIo } from '../io.js';
 import { renderImpact } from '../impact/render.js';
 import { HELP_OPTION, parseOptions, renderHelp, type CommandSpec } from '../options.js';
@@ -15,7 +15,7 @@ import { formatOption, outputFormat } from '../output-format.js';
 import { serviceConnection, serviceOptions, withServiceFailures } from '../service-connection.js';
 import { UsageError } from '../usage-error.js';
 
-export const IMPACT_DEFAULTS = { window: '30m' } as const;
+export const IMPACT_DEFAULTS = { window: formatDuration(DEFAULT_WINDOW_MS) } as const;
 const FORMATS = ['table', 'json'] as const;
 /** Exit code when a signal regressed: distinct from failures (1) and usage errors (2). */
 export const REGRESSED_EXIT = 3;

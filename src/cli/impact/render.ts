@@ -3,7 +3,7 @@
  * first, then the table, then what decided them. Programs get the JSON instead.
  */
 import { readableDuration } from '../../common/duration.js';
-import type { CountedSpan, DoraReport, Figure } from '../../dora/dora.js';
+import { roundFigure as round, type CountedSpan, type DoraReport, type Figure } from '../../dora/dora.js';
 import { formatChange, formatSide, formatTest, signalLabel } from '../../impact/format.js';
 import type { ImpactResult } from '../../impact/impact.js';
 import { RULES, type RuleName } from '../../impact/rules.js';
@@ -73,8 +73,4 @@ export function renderDora(report: DoraReport, explain: boolean, columns?: numbe
 function describe(span: CountedSpan): string {
   const title = span.title === undefined ? '' : ` "${span.title}"`;
   return `${span.id} ${span.type}${title} ${span.time}${span.endTime === undefined ? '' : ` to ${span.endTime}`}`;
-}
-
-function round(value: number): string {
-  return Number(value.toFixed(2)).toLocaleString('en-US');
 }
