@@ -147,7 +147,7 @@ function checkShape(label: string, apl: string): number[] {
   if (apl === '') throw new InputError(`Invalid ${label}: it is empty. ${expected}`);
   const { depths, problem } = bracketDepths(apl);
   const topLevel = (index: number): boolean => depths[index] === 0;
-  const separator = [...apl].findIndex((char, index) => topLevel(index) && (char === '|' || char === ',' || char === ';'));
+  const separator = depths.findIndex((_, index) => topLevel(index) && '|,;'.includes(apl[index] as string));
   const by = [...apl.matchAll(/(?<![\w.])by(?![\w])/gi)].find((match) => topLevel(match.index));
   const found = problem ?? (separator >= 0 ? `"${apl[separator]}" outside parentheses` : by ? '"by" outside parentheses' : undefined);
   if (found) throw new InputError(`Invalid ${label} ${JSON.stringify(apl)}: ${found}. ${expected}`);
