@@ -1,7 +1,7 @@
 import type { Annotation, AnnotationPatch, AnnotationsClient, NewAnnotation } from '../client/index.js';
 import { formatTime } from '../common/time.js';
 import { ANNOTATION_LIMITS } from '../common/annotation-contract.js';
-import { withFacts } from '../common/annotation-facts.js';
+import { readFacts, withFacts } from '../common/annotation-facts.js';
 import type { CloseOn, JobStatus, Mode } from './constants.js';
 import type { ActionInputs, FieldInputs } from './inputs.js';
 import { defaultTitle, runUrl, type RunContext } from './run-context.js';
@@ -91,7 +91,11 @@ async function close(client: AnnotationsClient, inputs: ActionInputs, request: S
       return { mode: 'close', outcome: 'already-closed', request: kept, annotation: kept ? await client.update(id, others) : current, span: undefined };
     }
   }
-  const sent = outcome === undefined ? request : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { outcome }) } };
+  // A description given to the close step replaces the text, never the facts already recorded.
+  const sent =
+    outcome === undefined
+      ? request
+      : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { ...readFacts(current?.description), outcome }) } };
   return { mode: 'close', outcome: 'closed', request: sent, annotation: await client.update(id, sent.body), span: undefined };
 }
 
@@ -138,7 +142,8 @@ async function openSpan(client: AnnotationsClient, body: NewAnnotation, inputs: 
     const previous = findPreviousAttemptSpan(candidates, { tag, type: body.type, datasets: body.datasets });
     if (previous) {
       deps.log.info(`Attempt ${tag.attempt} takes over span ${previous.id}, which an earlier attempt of this job left open.`);
-      const patch = withoutUndefined({ title: body.title, description: inputs.fields.description, url: body.url });
+      // The description as this attempt would create it: the workflow's text and this run's facts.
+      const patch = withoutUndefined({ title: body.title, description: inputs.fields.description === undefined ? undefined : body.description, url: body.url });
       const annotation = await client.update(previous.id, patch);
       return {
         mode: 'span',

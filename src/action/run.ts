@@ -49,8 +49,9 @@ export async function runMain(env: NodeJS.ProcessEnv = process.env): Promise<voi
 }
 
 /**
- * Runs when the job ends, whatever its outcome. It only ever warns: the job's result is already
- * decided, and an annotation outage must not turn a good deploy red.
+ * Runs when the job ends, whatever its outcome. Its own failures only warn: the job's result is
+ * already decided, and an annotation outage must not turn a good deploy red. The deploy gate's
+ * regression, with fail-on-regression, is the one verdict it may fail the job for.
  */
 export async function runPost(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const spanId = core.getState(STATE.spanId);
