@@ -32751,7 +32751,7 @@ const LINE = /^\[timemark((?: [a-z][a-z-]*=[^\s\]]+)+)\]$/;
 const PAIR = / ([a-z][a-z-]*)=([^\s\]]+)/g;
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 /** The one reader of the facts: those of the description's last facts line (none when it has none). */
-function readFacts(description) {
+function annotation_facts_readFacts(description) {
     const line = factsLine(description);
     if (line === undefined)
         return {};
@@ -32784,7 +32784,7 @@ function formatFacts(facts) {
  */
 function annotation_facts_withFacts(description, facts, limit = annotation_contract_ANNOTATION_LIMITS.description) {
     const text = description ?? '';
-    const line = formatFacts({ ...readFacts(text), ...annotation_facts_definedOnly(facts) });
+    const line = formatFacts({ ...annotation_facts_readFacts(text), ...annotation_facts_definedOnly(facts) });
     if (line === '')
         return clip(withoutFacts(text), limit);
     const found = factsLine(text);
@@ -33113,7 +33113,10 @@ async function annotate_close(client, inputs, request, log) {
             return { mode: 'close', outcome: 'already-closed', request: kept, annotation: kept ? await client.update(id, others) : current, span: undefined };
         }
     }
-    const sent = outcome === undefined ? request : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { outcome }) } };
+    // A description given to the close step replaces the text, never the facts already recorded.
+    const sent = outcome === undefined
+        ? request
+        : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { ...readFacts(current?.description), outcome }) } };
     return { mode: 'close', outcome: 'closed', request: sent, annotation: await client.update(id, sent.body), span: undefined };
 }
 function newAnnotation(mode, fields, deps) {
@@ -33159,7 +33162,8 @@ async function openSpan(client, body, inputs, deps) {
         const previous = findPreviousAttemptSpan(candidates, { tag, type: body.type, datasets: body.datasets });
         if (previous) {
             deps.log.info(`Attempt ${tag.attempt} takes over span ${previous.id}, which an earlier attempt of this job left open.`);
-            const patch = withoutUndefined({ title: body.title, description: inputs.fields.description, url: body.url });
+            // The description as this attempt would create it: the workflow's text and this run's facts.
+            const patch = withoutUndefined({ title: body.title, description: inputs.fields.description === undefined ? undefined : body.description, url: body.url });
             const annotation = await client.update(previous.id, patch);
             return {
                 mode: 'span',
@@ -33472,7 +33476,7 @@ function checkShape(label, apl) {
         throw new errors_InputError(`Invalid ${label}: it is empty. ${expected}`);
     const { depths, problem } = bracketDepths(apl);
     const topLevel = (index) => depths[index] === 0;
-    const separator = [...apl].findIndex((char, index) => topLevel(index) && (char === '|' || char === ',' || char === ';'));
+    const separator = depths.findIndex((_, index) => topLevel(index) && '|,;'.includes(apl[index]));
     const by = [...apl.matchAll(/(?<![\w.])by(?![\w])/gi)].find((match) => topLevel(match.index));
     const found = problem ?? (separator >= 0 ? `"${apl[separator]}" outside parentheses` : by ? '"by" outside parentheses' : undefined);
     if (found)
@@ -33541,6 +33545,8 @@ function callOf(apl, depths) {
 
 
 
+/** The window before and after a change, unless the caller says otherwise (the CLI's --window, the dashboard). */
+const DEFAULT_WINDOW_MS = (/* unused pure expression or super */ null && (30 * 60_000));
 async function computeImpact(source, request) {
     const { annotation, windowMs, nowMs } = request;
     const dataset = request.dataset ?? annotation.datasets[0];
@@ -34054,8 +34060,9 @@ async function runMain(env = process.env) {
     }
 }
 /**
- * Runs when the job ends, whatever its outcome. It only ever warns: the job's result is already
- * decided, and an annotation outage must not turn a good deploy red.
+ * Runs when the job ends, whatever its outcome. Its own failures only warn: the job's result is
+ * already decided, and an annotation outage must not turn a good deploy red. The deploy gate's
+ * regression, with fail-on-regression, is the one verdict it may fail the job for.
  */
 async function runPost(env = process.env) {
     const spanId = getState(constants_STATE.spanId);
