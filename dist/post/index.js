@@ -48,7 +48,7 @@ __webpack_unused_export__ = createRedirectInterceptor
 __webpack_unused_export__ = {
   redirect: __nccwpck_require__(3650),
   retry: __nccwpck_require__(3874),
-  dump: __nccwpck_require__(9994),
+  dump: __nccwpck_require__(2375),
   dns: __nccwpck_require__(7251)
 }
 
@@ -9863,7 +9863,7 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 9994:
+/***/ 2375:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -28105,7 +28105,7 @@ var __webpack_unused_export__;
 
 
 var net = __nccwpck_require__(9278);
-var tls = __nccwpck_require__(2375);
+var tls = __nccwpck_require__(4756);
 var http = __nccwpck_require__(8611);
 var https = __nccwpck_require__(5692);
 var events = __nccwpck_require__(4434);
@@ -28559,7 +28559,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("string_decod
 
 /***/ }),
 
-/***/ 2375:
+/***/ 4756:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
@@ -28818,16 +28818,16 @@ function file_command_issueFileCommand(command, message) {
     if (!filePath) {
         throw new Error(`Unable to find environment variable for file command ${command}`);
     }
-    if (!fs.existsSync(filePath)) {
+    if (!external_fs_namespaceObject.existsSync(filePath)) {
         throw new Error(`Missing file at path: ${filePath}`);
     }
-    fs.appendFileSync(filePath, `${toCommandValue(message)}${os.EOL}`, {
+    external_fs_namespaceObject.appendFileSync(filePath, `${utils_toCommandValue(message)}${external_os_namespaceObject.EOL}`, {
         encoding: 'utf8'
     });
 }
 function file_command_prepareKeyValueMessage(key, value) {
-    const delimiter = `ghadelimiter_${crypto.randomUUID()}`;
-    const convertedValue = toCommandValue(value);
+    const delimiter = `ghadelimiter_${external_crypto_namespaceObject.randomUUID()}`;
+    const convertedValue = utils_toCommandValue(value);
     // These should realistically never happen, but just in case someone finds a
     // way to exploit uuid generation let's not allow keys or values that contain
     // the delimiter.
@@ -28837,7 +28837,7 @@ function file_command_prepareKeyValueMessage(key, value) {
     if (convertedValue.includes(delimiter)) {
         throw new Error(`Unexpected input: value should not contain the delimiter "${delimiter}"`);
     }
-    return `${key}<<${delimiter}${os.EOL}${convertedValue}${os.EOL}${delimiter}`;
+    return `${key}<<${delimiter}${external_os_namespaceObject.EOL}${convertedValue}${external_os_namespaceObject.EOL}${delimiter}`;
 }
 //# sourceMappingURL=file-command.js.map
 ;// CONCATENATED MODULE: external "path"
@@ -31459,10 +31459,10 @@ function getBooleanInput(name, options) {
 function setOutput(name, value) {
     const filePath = process.env['GITHUB_OUTPUT'] || '';
     if (filePath) {
-        return issueFileCommand('OUTPUT', prepareKeyValueMessage(name, value));
+        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
     }
-    process.stdout.write(os.EOL);
-    issueCommand('set-output', { name }, toCommandValue(value));
+    process.stdout.write(external_os_namespaceObject.EOL);
+    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
 }
 /**
  * Enables or disables the echoing of commands into stdout for the rest of the step.
@@ -31506,7 +31506,7 @@ function core_debug(message) {
  * @param properties optional properties to add to the annotation.
  */
 function error(message, properties = {}) {
-    issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('error', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a warning issue
@@ -31938,7 +31938,7 @@ const CLIENT_DEFAULTS = {
 /** Connection failures that happen before the request reaches the service, so a retry cannot duplicate. */
 const NOT_SENT_ERROR_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT_CODE]);
 const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
-function transport_createTransport(options) {
+function createTransport(options) {
     const base = parseServiceUrl(options.url);
     if (!options.token)
         throw new ConfigError('A token is required. Expected an API token (xaat-…) or a personal token (xapt-…).');
@@ -32144,7 +32144,7 @@ function definedOnly(value) {
 
 /** The `/v2/annotations` API over the shared transport. Every failure is an ApiError. */
 function createAnnotationsClient(options) {
-    const transport = transport_createTransport(options);
+    const transport = createTransport(options);
     return {
         create: (annotation, createOptions) => transport.send({
             method: 'POST',
@@ -32181,7 +32181,7 @@ function encodeId(id) {
 ;// CONCATENATED MODULE: ./src/client/events-client.ts
 
 /**
- * The events half of the API — ingest and APL queries — over the shared transport, beside the
+ * The events half of the API — ingest, APL queries and the fields of a dataset — over the shared transport, beside the
  * annotations client; works against the hosted service too. Every failure is an ApiError.
  */
 function createEventsClient(options) {
@@ -32213,6 +32213,7 @@ function createEventsClient(options) {
             // A query reads and changes nothing: sending it again is harmless.
             idempotent: true,
         }),
+        fields: (dataset) => transport.send({ method: 'GET', path: `/v2/datasets/${encodeURIComponent(dataset)}/fields`, idempotent: true }),
         close: () => transport.close(),
     };
 }
@@ -32222,6 +32223,270 @@ function createEventsClient(options) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/impact/statistics.ts
+/**
+ * The tests behind the impact rules (rules.ts), written out because they are small and exact:
+ * two proportions (a z-test where the normal approximation holds, Fisher's exact test where it
+ * does not) and two small samples (an exact Mann–Whitney U test, ties included). Pure
+ * arithmetic, so the dashboard runs the same code in the browser.
+ */
+/** The expected count of every cell must reach this for the z-test's normal approximation. */
+const MIN_EXPECTED_CELL = 5;
+/**
+ * Are `x1` of `n1` and `x2` of `n2` the same proportion? The pooled two-proportion z-test when
+ * every expected count of the 2×2 table is at least 5 (the textbook condition for its normal
+ * approximation), else Fisher's exact test, which needs no approximation.
+ */
+function compareProportions(x1, n1, x2, n2) {
+    const total = n1 + n2;
+    const pooled = (x1 + x2) / total;
+    // Both all or both nothing: no difference to find.
+    if (pooled === 0 || pooled === 1)
+        return { test: 'z-test', pValue: 1 };
+    const expected = [n1 * pooled, n1 * (1 - pooled), n2 * pooled, n2 * (1 - pooled)];
+    if (expected.every((cell) => cell >= MIN_EXPECTED_CELL)) {
+        const z = (x2 / n2 - x1 / n1) / Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
+        return { test: 'z-test', pValue: Math.min(1, 2 * normalUpperTail(Math.abs(z))) };
+    }
+    return { test: "Fisher's exact test", pValue: fisherExact(x1, n1, x2, n2) };
+}
+/**
+ * Fisher's exact test, two-sided: the probability, given the margins, of a table as likely as
+ * the one seen or less likely (the usual definition, with a relative tolerance for ties of
+ * floating-point probabilities).
+ */
+function fisherExact(x1, n1, x2, n2) {
+    const successes = x1 + x2;
+    const total = n1 + n2;
+    const low = Math.max(0, successes - n1);
+    const high = Math.min(successes, n2);
+    const logDenominator = logChoose(total, n2);
+    const logP = (k) => logChoose(successes, k) + logChoose(total - successes, n2 - k) - logDenominator;
+    const observed = logP(x2);
+    let pValue = 0;
+    for (let k = low; k <= high; k++) {
+        const value = logP(k);
+        if (value <= observed + 1e-7)
+            pValue += Math.exp(value);
+    }
+    return Math.min(1, pValue);
+}
+/**
+ * Do two small samples come from the same distribution? The exact Mann–Whitney U (Wilcoxon
+ * rank-sum) test, two-sided: ties get mid-ranks, and the null distribution of the rank sum is
+ * counted over every way of splitting the pooled values, so it stays exact with ties.
+ */
+function compareSamples(before, after) {
+    const pooled = [...before.map((value) => ({ value, after: false })), ...after.map((value) => ({ value, after: true }))].sort((a, b) => a.value - b.value);
+    const n = pooled.length;
+    // Doubled mid-ranks are whole numbers, so sums can be counted exactly.
+    const doubledRanks = new Array(n);
+    for (let start = 0; start < n;) {
+        let end = start;
+        while (end + 1 < n && pooled[end + 1]?.value === pooled[start]?.value)
+            end++;
+        for (let index = start; index <= end; index++)
+            doubledRanks[index] = start + end + 2;
+        start = end + 1;
+    }
+    const m = after.length;
+    const observed = pooled.reduce((sum, item, index) => sum + (item.after ? (doubledRanks[index] ?? 0) : 0), 0);
+    const maxSum = doubledRanks.reduce((sum, rank) => sum + rank, 0);
+    // ways[j][s]: the number of ways to pick j values whose doubled ranks sum to s.
+    let ways = Array.from({ length: m + 1 }, () => new Array(maxSum + 1).fill(0));
+    ways[0][0] = 1;
+    for (const rank of doubledRanks) {
+        const next = ways.map((row) => [...row]);
+        for (let j = 1; j <= m; j++) {
+            const from = ways[j - 1];
+            const to = next[j];
+            for (let s = rank; s <= maxSum; s++)
+                to[s] = (to[s] ?? 0) + (from[s - rank] ?? 0);
+        }
+        ways = next;
+    }
+    const counts = ways[m];
+    const mean = (m * (n + 1));
+    const distance = Math.abs(observed - mean);
+    let extreme = 0;
+    let all = 0;
+    counts.forEach((count, sum) => {
+        all += count;
+        if (Math.abs(sum - mean) >= distance - 1e-9)
+            extreme += count;
+    });
+    return { test: 'Mann–Whitney U test (exact)', pValue: all === 0 ? 1 : Math.min(1, extreme / all) };
+}
+/** P(Z > z) for a standard normal Z. */
+function normalUpperTail(z) {
+    return erfc(z / Math.SQRT2) / 2;
+}
+/** The complementary error function (Chebyshev fit, relative error below 1.2e-7). */
+function erfc(x) {
+    const z = Math.abs(x);
+    const t = 1 / (1 + 0.5 * z);
+    const polynomial = -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    const value = t * Math.exp(polynomial);
+    return x >= 0 ? value : 2 - value;
+}
+const LANCZOS = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+];
+/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
+function logGamma(x) {
+    if (x < 0.5)
+        return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+    const shifted = x - 1;
+    let sum = LANCZOS[0];
+    for (let index = 1; index < LANCZOS.length; index++)
+        sum += LANCZOS[index] / (shifted + index);
+    const t = shifted + 7.5;
+    return 0.5 * Math.log(2 * Math.PI) + (shifted + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function logChoose(n, k) {
+    return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
+}
+
+;// CONCATENATED MODULE: ./src/impact/rules.ts
+/**
+ * The rules that turn one signal's figures before and after a change into a verdict. Each rule
+ * has a minimum sample (below it: "not enough data"), a statistical test at the verdict's
+ * significance level, and a minimum size of change, so that a tiny but certain difference over
+ * millions of events is not called a regression. The texts in RULES are what the CLI, the
+ * action's summary, the dashboard and docs/impact-and-dora.md state.
+ */
+
+const VERDICTS = ['regressed', 'improved', 'no change', 'not enough data'];
+/** The chance, over all the signals of one verdict, of calling a regression or improvement that is not there. */
+const FAMILY_ALPHA = 0.01;
+/** A change smaller than this (relative to the value before) is "no change", however certain. */
+const MIN_RELATIVE_CHANGE = 0.1;
+/** Events (with the signal's field) needed in each window by the rate and percentile rules. */
+const MIN_EVENTS = 100;
+/** Expected events above the percentile needed in each window by the percentile rule. */
+const MIN_EXPECTED_ABOVE = 5;
+/** The bucket rule splits each window into this many buckets… */
+const BUCKETS = 10;
+/** …and needs a value in at least this many whole buckets of each window. */
+const MIN_BUCKETS = 8;
+const RULES = {
+    rate: `two-proportion test of the share of events that match (a z-test when every expected count is at least 5, else Fisher's exact test); ` +
+        `at least ${MIN_EVENTS} events in each window`,
+    percentile: `two-proportion test of the share of values above the before window's percentile (a z-test when every expected count is at least 5, else Fisher's exact test), ` +
+        `and the percentile itself must move the same way; at least ${MIN_EVENTS} values in each window, and at least ${MIN_EXPECTED_ABOVE} expected above the percentile`,
+    buckets: `exact Mann–Whitney U test of the aggregation over ${BUCKETS} equal buckets of each window (whole buckets only); ` + `a value in at least ${MIN_BUCKETS} buckets of each window`,
+};
+function judgeRate(before, after, alpha) {
+    const short = shortOf([before.events, after.events], MIN_EVENTS, 'events');
+    if (short)
+        return { verdict: 'not enough data', reason: short };
+    const shareBefore = before.matching / before.events;
+    const shareAfter = after.matching / after.events;
+    const { test, pValue } = compareProportions(before.matching, before.events, after.matching, after.events);
+    return rules_decide({ before: shareBefore, after: shareAfter, test, pValue, alpha });
+}
+function judgePercentile(percentile, before, after, alpha) {
+    const needed = Math.max(MIN_EVENTS, Math.ceil(MIN_EXPECTED_ABOVE / (1 - percentile / 100)));
+    const short = shortOf([before.events, after.events], needed, 'values');
+    if (short)
+        return { verdict: 'not enough data', reason: short };
+    if (before.value === null || after.value === null)
+        return { verdict: 'not enough data', reason: 'the percentile has no value in a window.' };
+    const { test, pValue } = compareProportions(before.above, before.events, after.above, after.events);
+    const judged = rules_decide({ before: before.value, after: after.value, test, pValue, alpha });
+    // The share above the old percentile and the percentile must tell the same story.
+    const shareRose = after.above / after.events > before.above / before.events;
+    if ((judged.verdict === 'regressed' && !shareRose) || (judged.verdict === 'improved' && shareRose)) {
+        return { ...judged, verdict: 'no change', reason: 'the percentile and the share of values above it moved in opposite directions.' };
+    }
+    return judged;
+}
+function judgeBuckets(before, after, alpha) {
+    const short = shortOf([before.buckets.length, after.buckets.length], MIN_BUCKETS, `buckets with a value (of ${BUCKETS})`);
+    if (short)
+        return { verdict: 'not enough data', reason: short };
+    if (before.value === null || after.value === null)
+        return { verdict: 'not enough data', reason: 'the aggregation has no value in a window.' };
+    const { test, pValue } = compareSamples(before.buckets, after.buckets);
+    return rules_decide({ before: before.value, after: after.value, test, pValue, alpha });
+}
+/** The verdict of several signals: any regression wins, then any improvement, then no change. */
+function overallVerdict(verdicts) {
+    for (const verdict of VERDICTS)
+        if (verdicts.includes(verdict))
+            return verdict;
+    return 'not enough data';
+}
+function rules_decide(figures) {
+    const { before, after, test, pValue, alpha } = figures;
+    const change = before === 0 ? undefined : (after - before) / Math.abs(before);
+    const base = { test, pValue, ...(change === undefined ? {} : { change }) };
+    if (pValue >= alpha)
+        return { ...base, verdict: 'no change', reason: `p = ${formatP(pValue)} is not below α = ${formatP(alpha)}.` };
+    const large = change === undefined ? after !== before : Math.abs(change) >= MIN_RELATIVE_CHANGE;
+    if (!large) {
+        return { ...base, verdict: 'no change', reason: `the change is below the minimum of ${MIN_RELATIVE_CHANGE * 100}% (p = ${formatP(pValue)}).` };
+    }
+    const rose = after > before;
+    return { ...base, verdict: rose ? 'regressed' : 'improved', reason: `it ${rose ? 'rose' : 'fell'} (p = ${formatP(pValue)} < α = ${formatP(alpha)}).` };
+}
+function shortOf(counts, needed, what) {
+    const [before = 0, after = 0] = counts;
+    if (before >= needed && after >= needed)
+        return undefined;
+    const windows = [before < needed ? `${before} before` : '', after < needed ? `${after} after` : ''].filter(Boolean).join(' and ');
+    return `${windows}; the rule needs at least ${needed} ${what} in each window.`;
+}
+/** p-values as people read them: 0.0312, 1.2e-7. */
+function formatP(value) {
+    if (value === 0)
+        return '0';
+    return value >= 0.001 ? String(Number(value.toPrecision(3))) : value.toExponential(1);
+}
+
+;// CONCATENATED MODULE: ./src/impact/format.ts
+
+function formatSide(signal, side) {
+    const value = side.value === null ? 'no value' : signal.rule === 'rate' ? percent(side.value) : number(side.value);
+    switch (signal.rule) {
+        case 'rate':
+            return `${value} (${count(side.matching ?? 0)} of ${count(side.events ?? 0)})`;
+        case 'percentile':
+            return `${value} (${count(side.events ?? 0)} values)`;
+        case 'buckets':
+            return `${value} (${side.buckets ?? 0} buckets)`;
+    }
+}
+/** "+100%", "−12.5%", "—" when there is no relative change (the value before was 0). */
+function formatChange(change) {
+    if (change === undefined)
+        return '—';
+    const text = `${Number(Math.abs(change * 100).toPrecision(3)).toLocaleString('en-US', { maximumFractionDigits: 2 })}%`;
+    return change > 0 ? `+${text}` : change < 0 ? `−${text}` : '0%';
+}
+/** The test and its p-value, when one ran: "z-test, p = 5.6e-6 (α 0.005)". */
+function formatTest(signal) {
+    if (signal.test === undefined || signal.pValue === undefined)
+        return '—';
+    return `${signal.test}, p = ${formatP(signal.pValue)} (α ${formatP(signal.alpha)})`;
+}
+/** The signal's name, with the field a default signal was built from. */
+function signalLabel(signal) {
+    return signal.field === undefined ? signal.name : `${signal.name} (${signal.field})`;
+}
+function percent(share) {
+    return `${(share * 100).toFixed(share !== 0 && share < 0.001 ? 4 : 2)}%`;
+}
+function number(value) {
+    return Number.isInteger(value) ? count(value) : Number(value.toPrecision(4)).toLocaleString('en-US', { maximumFractionDigits: 4 });
+}
+function count(value) {
+    return value.toLocaleString('en-US');
+}
 
 ;// CONCATENATED MODULE: ./src/common/json-preview.ts
 /**
@@ -32436,19 +32701,19 @@ function checkOrder(timeLabel, timeMs, endLabel, endMs) {
 function checkDatasetNames(label, names) {
     const expected = 'Expected a non-empty list of dataset names, e.g. ["production"].';
     if (names.length === 0)
-        throw new InputError(`Invalid ${label}: the list is empty. ${expected}`);
+        throw new errors_InputError(`Invalid ${label}: the list is empty. ${expected}`);
     if (names.length > annotation_contract_ANNOTATION_LIMITS.datasets) {
-        throw new InputError(`Invalid ${label}: ${names.length} names. Expected at most ${annotation_contract_ANNOTATION_LIMITS.datasets}.`);
+        throw new errors_InputError(`Invalid ${label}: ${names.length} names. Expected at most ${annotation_contract_ANNOTATION_LIMITS.datasets}.`);
     }
     const unique = [];
     for (const name of names) {
         if (name.trim() === '')
-            throw new InputError(`Invalid dataset name ${previewJson(name)} in ${label}. ${expected}`);
+            throw new errors_InputError(`Invalid dataset name ${json_preview_previewJson(name)} in ${label}. ${expected}`);
         if (name !== name.trim()) {
-            throw new InputError(`Invalid dataset name ${previewJson(name)} in ${label}: it has leading or trailing spaces. Expected the name alone.`);
+            throw new errors_InputError(`Invalid dataset name ${json_preview_previewJson(name)} in ${label}: it has leading or trailing spaces. Expected the name alone.`);
         }
         if (name.length > annotation_contract_ANNOTATION_LIMITS.datasetName) {
-            throw new InputError(`Invalid dataset name ${previewJson(name)} in ${label}: longer than ${annotation_contract_ANNOTATION_LIMITS.datasetName} characters.`);
+            throw new errors_InputError(`Invalid dataset name ${json_preview_previewJson(name)} in ${label}: longer than ${annotation_contract_ANNOTATION_LIMITS.datasetName} characters.`);
         }
         if (!unique.includes(name))
             unique.push(name);
@@ -32456,55 +32721,158 @@ function checkDatasetNames(label, names) {
     return unique;
 }
 
-;// CONCATENATED MODULE: ./src/action/constants.ts
+;// CONCATENATED MODULE: ./src/common/annotation-facts.ts
 /**
- * Names shared by action.yml, the main step and the post step. Default values live only in
- * action.yml: the runner applies them, so code that also wrote them could drift.
+ * Facts about a change or an incident, written as data into the annotation itself: how it ended
+ * (its outcome), when the deployed commit was made, and what its impact verdict was. The hosted
+ * API has no field for them, so they live in one line of the description, in one form that the
+ * action, the bridge and the monitors write and that every reader parses here:
+ *
+ *     [timemark outcome=failure committed=2024-05-01T09:12:00.000Z impact=regressed]
+ *
+ * The line starts with `[timemark `, holds `key=value` pairs separated by single spaces (values
+ * never contain spaces or `]`), and ends with `]`. Keys a reader does not know, and values
+ * outside a key's vocabulary, are ignored, so that newer writers do not break older readers.
+ * Any other text of the description is left to people.
  */
-const INPUT = {
-    token: 'axiomToken',
-    url: 'axiomUrl',
-    orgId: 'orgId',
-    datasets: 'datasets',
-    type: 'type',
-    time: 'time',
-    endTime: 'endTime',
-    title: 'title',
-    description: 'description',
-    link: 'url',
-    id: 'id',
-    mode: 'mode',
-    closeOn: 'closeOn',
-    jobStatus: 'jobStatus',
-    failOnError: 'failOnError',
-    dryRun: 'dryRun',
-    timeoutMs: 'timeoutMs',
-    retries: 'retries',
-};
-const constants_OUTPUT = {
-    id: 'id',
-    time: 'time',
-    endTime: 'endTime',
-    annotation: 'annotation',
-};
-/** What the main step of span mode leaves for the post step. */
-const constants_STATE = {
-    spanId: 'timemarkSpanId',
-    spanTitle: 'timemarkSpanTitle',
-};
-const MODES = ['create', 'update', 'close', 'span'];
-const CLOSE_ON = ['always', 'success', 'never'];
-const JOB_STATUSES = ['success', 'failure', 'cancelled'];
-/** Bounds of the action's own inputs; the annotation fields' limits are in src/common/annotation-contract.ts. */
-const LIMITS = {
-    timeoutMs: 600_000,
-    retries: 10,
-};
-/** Marks a span's url so that a re-run of the same job can find the span again. */
-const constants_SPAN_TAG_KEY = 'timemark-span';
-const USER_AGENT = 'timemark-action';
+
+/**
+ * How a rollout or an episode ended. `success`, `failure`, `error` (the deployment system
+ * failed), `canceled`; `resolved` (an incident or monitor episode ended); `timed-out` (no finish
+ * event came, the span was closed after the longest allowed time); `unknown` (it ended, with no
+ * verdict).
+ */
+const OUTCOMES = ['success', 'failure', 'error', 'canceled', 'resolved', 'timed-out', 'unknown'];
+/** Outcomes that make a deployment a failed change. */
+const FAILED_OUTCOMES = new Set(['failure', 'error']);
+/** An impact verdict as the facts line writes it (src/impact/ spells them with spaces). */
+const IMPACT_FACTS = ['regressed', 'improved', 'no-change', 'not-enough-data'];
+const LINE = /^\[timemark((?: [a-z][a-z-]*=[^\s\]]+)+)\]$/;
+const PAIR = / ([a-z][a-z-]*)=([^\s\]]+)/g;
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+/** The one reader of the facts: those of the description's last facts line (none when it has none). */
+function annotation_facts_readFacts(description) {
+    const line = factsLine(description);
+    if (line === undefined)
+        return {};
+    const facts = {};
+    for (const [, key, value = ''] of line.text.matchAll(PAIR)) {
+        if (key === 'outcome' && isOneOf(OUTCOMES, value))
+            facts.outcome = value;
+        else if (key === 'committed' && RFC3339_UTC.test(value) && Number.isFinite(Date.parse(value)))
+            facts.committed = value;
+        else if (key === 'impact' && isOneOf(IMPACT_FACTS, value))
+            facts.impact = value;
+    }
+    return facts;
+}
+/** The facts line for `facts`, or "" when there is nothing to say. */
+function formatFacts(facts) {
+    const pairs = [];
+    if (facts.outcome !== undefined)
+        pairs.push(`outcome=${facts.outcome}`);
+    if (facts.committed !== undefined)
+        pairs.push(`committed=${facts.committed}`);
+    if (facts.impact !== undefined)
+        pairs.push(`impact=${facts.impact}`);
+    return pairs.length === 0 ? '' : `[timemark ${pairs.join(' ')}]`;
+}
+/**
+ * The description with its facts replaced by `facts` (merged over the ones it has): the facts
+ * line keeps its place, or is appended. The text around it is shortened (with "…") only as far
+ * as the description's limit forces.
+ */
+function annotation_facts_withFacts(description, facts, limit = annotation_contract_ANNOTATION_LIMITS.description) {
+    const text = description ?? '';
+    const line = formatFacts({ ...annotation_facts_readFacts(text), ...annotation_facts_definedOnly(facts) });
+    if (line === '')
+        return clip(withoutFacts(text), limit);
+    const found = factsLine(text);
+    const before = found ? text.slice(0, found.start) : text === '' || text.endsWith('\n') ? text : `${text}\n`;
+    const after = found ? text.slice(found.end) : '';
+    const room = limit - line.length - after.length;
+    return room < 0 ? clip(line + after, limit) : clipTail(before, room) + line + after;
+}
+/** The description without its facts line: what people wrote. */
+function withoutFacts(description) {
+    const text = description ?? '';
+    const found = factsLine(text);
+    if (!found)
+        return text;
+    const lines = text.split('\n');
+    lines.splice(found.index, 1);
+    return lines.join('\n');
+}
+function factsLine(description) {
+    if (!description)
+        return undefined;
+    let found;
+    let start = 0;
+    description.split('\n').forEach((line, index) => {
+        const end = start + line.length;
+        if (LINE.test(line.trim()))
+            found = { text: line.trim(), index, start, end };
+        start = end + 1;
+    });
+    return found;
+}
+function isOneOf(choices, value) {
+    return choices.includes(value);
+}
+function annotation_facts_definedOnly(facts) {
+    return Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined));
+}
+/** Keeps the end of the text (the facts come after it), shortening what precedes with "…". */
+function clipTail(text, room) {
+    if (text.length <= room)
+        return text;
+    if (room <= 1)
+        return '';
+    // The line break before the facts line stays, so the line still starts a line.
+    const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+    return `${body.slice(0, Math.max(0, room - 2))}…\n`;
+}
+function clip(text, limit) {
+    return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: ./src/action/commit-time.ts
+/**
+ * When the commit being deployed was made, from the event that started the workflow (the JSON
+ * file at GITHUB_EVENT_PATH), for the change lead time. Only some events carry it: a push's
+ * head commit, a workflow run's, a merge queue group's, a check suite's. Others (a deployment,
+ * a manual dispatch, a schedule, a release) do not: then it is not known, and nothing is guessed.
+ */
+
+
+const HEAD_COMMIT_PATHS = [[], ['workflow_run'], ['merge_group'], ['check_suite']];
+function readCommitTime(eventPath) {
+    if (!eventPath)
+        return undefined;
+    let payload;
+    try {
+        payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8'));
+    }
+    catch {
+        // An unreadable event file only means the commit time is not known.
+        return undefined;
+    }
+    for (const path of HEAD_COMMIT_PATHS) {
+        const timestamp = member(member([...path].reduce((value, key) => member(value, key), payload), 'head_commit'), 'timestamp');
+        const ms = typeof timestamp === 'string' ? parseIsoTimestamp(timestamp) : undefined;
+        if (ms !== undefined && Number.isFinite(ms))
+            return time_formatTime(ms);
+    }
+    return undefined;
+}
+function member(value, key) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value[key] : undefined;
+}
 
 ;// CONCATENATED MODULE: ./src/action/run-context.ts
+
 function run_context_readRunContext(env) {
     const attempt = Number(env.GITHUB_RUN_ATTEMPT);
     return {
@@ -32517,6 +32885,7 @@ function run_context_readRunContext(env) {
         refName: nonEmpty(env.GITHUB_REF_NAME),
         sha: nonEmpty(env.GITHUB_SHA),
         stepSummaryPath: nonEmpty(env.GITHUB_STEP_SUMMARY),
+        committed: readCommitTime(nonEmpty(env.GITHUB_EVENT_PATH)),
     };
 }
 /**
@@ -32547,6 +32916,65 @@ function nonEmpty(value) {
     const trimmed = value?.trim();
     return trimmed ? trimmed : undefined;
 }
+
+;// CONCATENATED MODULE: ./src/action/constants.ts
+/**
+ * Names shared by action.yml, the main step and the post step. Default values live only in
+ * action.yml: the runner applies them, so code that also wrote them could drift.
+ */
+const INPUT = {
+    token: 'axiomToken',
+    url: 'axiomUrl',
+    orgId: 'orgId',
+    datasets: 'datasets',
+    type: 'type',
+    time: 'time',
+    endTime: 'endTime',
+    title: 'title',
+    description: 'description',
+    link: 'url',
+    id: 'id',
+    mode: 'mode',
+    closeOn: 'closeOn',
+    jobStatus: 'jobStatus',
+    failOnError: 'failOnError',
+    dryRun: 'dryRun',
+    timeoutMs: 'timeoutMs',
+    retries: 'retries',
+    impactDataset: 'impact-dataset',
+    impactSignals: 'impact-signals',
+    impactWindow: 'impact-window',
+    failOnRegression: 'fail-on-regression',
+};
+const constants_OUTPUT = {
+    id: 'id',
+    time: 'time',
+    endTime: 'endTime',
+    annotation: 'annotation',
+    impactVerdict: 'impact-verdict',
+    impact: 'impact',
+};
+/** What the main step of span mode leaves for the post step. */
+const constants_STATE = {
+    spanId: 'timemarkSpanId',
+    spanTitle: 'timemarkSpanTitle',
+};
+const MODES = ['create', 'update', 'close', 'span'];
+const CLOSE_ON = ['always', 'success', 'never'];
+const JOB_STATUSES = ['success', 'failure', 'cancelled'];
+/** Bounds of the action's own inputs; the annotation fields' limits are in src/common/annotation-contract.ts. */
+const LIMITS = {
+    timeoutMs: 600_000,
+    retries: 10,
+    /**
+     * The impact gate waits at most this long for the window after the change to pass: runner
+     * minutes cost money. A longer window is judged on the part of it that has passed.
+     */
+    impactWaitMs: 30 * 60_000,
+};
+/** Marks a span's url so that a re-run of the same job can find the span again. */
+const constants_SPAN_TAG_KEY = 'timemark-span';
+const USER_AGENT = 'timemark-action';
 
 ;// CONCATENATED MODULE: ./src/action/span.ts
 
@@ -32604,6 +33032,15 @@ function span_findPreviousAttemptSpan(candidates, want) {
 function shouldClose(closeOn, status) {
     return closeOn === 'always' || (closeOn === 'success' && status === 'success');
 }
+const JOB_OUTCOMES = {
+    success: 'success',
+    failure: 'failure',
+    cancelled: 'canceled',
+};
+/** The job's status as the facts line's outcome; none when the status was not given. */
+function span_jobOutcome(status) {
+    return status === undefined ? undefined : JOB_OUTCOMES[status];
+}
 const OUTCOME_WORDS = {
     success: 'succeeded',
     failure: 'failed',
@@ -32622,6 +33059,7 @@ function outcomeTitle(baseTitle, status, leftOpen, limit) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/annotate.ts
+
 
 
 
@@ -32659,12 +33097,14 @@ function requestFor(inputs, deps) {
 /**
  * Closing is idempotent: an annotation that already has an end keeps it, so a re-run of a
  * workflow, or a second close step, does not move the end of a span to the time it ran. Only an
- * explicit endTime moves an existing end.
+ * explicit endTime moves an existing end. A close that ends the span records the job's status
+ * so far as its outcome, in the description's facts line.
  */
 async function annotate_close(client, inputs, request, log) {
     const id = inputs.id ?? '';
-    if (inputs.fields.endTime === undefined) {
-        const current = await client.get(id);
+    const outcome = jobOutcome(inputs.jobStatus);
+    const current = inputs.fields.endTime === undefined || outcome !== undefined ? await client.get(id) : undefined;
+    if (current !== undefined && inputs.fields.endTime === undefined) {
         if (current.endTime !== undefined) {
             const { endTime: _now, ...others } = request.body;
             const changes = Object.keys(others).length > 0;
@@ -32673,7 +33113,11 @@ async function annotate_close(client, inputs, request, log) {
             return { mode: 'close', outcome: 'already-closed', request: kept, annotation: kept ? await client.update(id, others) : current, span: undefined };
         }
     }
-    return { mode: 'close', outcome: 'closed', request, annotation: await client.update(id, request.body), span: undefined };
+    // A description given to the close step replaces the text, never the facts already recorded.
+    const sent = outcome === undefined
+        ? request
+        : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { ...readFacts(current?.description), outcome }) } };
+    return { mode: 'close', outcome: 'closed', request: sent, annotation: await client.update(id, sent.body), span: undefined };
 }
 function newAnnotation(mode, fields, deps) {
     const { context, now, log } = deps;
@@ -32694,7 +33138,8 @@ function newAnnotation(mode, fields, deps) {
         time: fields.time ?? formatTime(now),
         endTime: fields.endTime,
         title: fields.title ?? defaultTitle(context, ANNOTATION_LIMITS.title),
-        description: fields.description,
+        // The deployed commit's time, for the change lead time, where the triggering event says.
+        description: context.committed === undefined ? fields.description : withFacts(fields.description, { committed: context.committed }),
         url,
     });
 }
@@ -32717,7 +33162,8 @@ async function openSpan(client, body, inputs, deps) {
         const previous = findPreviousAttemptSpan(candidates, { tag, type: body.type, datasets: body.datasets });
         if (previous) {
             deps.log.info(`Attempt ${tag.attempt} takes over span ${previous.id}, which an earlier attempt of this job left open.`);
-            const patch = withoutUndefined({ title: body.title, description: inputs.fields.description, url: body.url });
+            // The description as this attempt would create it: the workflow's text and this run's facts.
+            const patch = withoutUndefined({ title: body.title, description: inputs.fields.description === undefined ? undefined : body.description, url: body.url });
             const annotation = await client.update(previous.id, patch);
             return {
                 mode: 'span',
@@ -32732,27 +33178,533 @@ async function openSpan(client, body, inputs, deps) {
     return { mode: 'span', outcome: 'span-opened', request: { method: 'POST', path: '/v2/annotations', body }, annotation, span: { id: annotation.id, title: body.title } };
 }
 /**
- * The post step of span mode: appends the job's outcome to the title and, unless closeOn says
- * otherwise, sets endTime. A partial update, so every other field stays as it is.
+ * The post step of span mode: appends the job's outcome to the title, records it as data in the
+ * description's facts line, and, unless closeOn says otherwise, sets endTime. A partial update,
+ * so every other field stays as it is.
  */
 async function performPost(client, inputs, now, log) {
     if (inputs.jobStatus === undefined) {
         log.warning('jobStatus is empty, so the span cannot record the job outcome (and closeOn: success never closes it). Leave jobStatus out, so that it defaults to ${{ job.status }}, or pass ${{ job.status }}.');
     }
     const close = shouldClose(inputs.closeOn, inputs.jobStatus);
+    const current = await client.get(inputs.spanId);
     const patch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, annotation_contract_ANNOTATION_LIMITS.title) };
-    if (close) {
-        const current = await client.get(inputs.spanId);
-        // An end someone already set (a person, a later step in close mode) is theirs to keep; and a
-        // span given a start in the future must still end at or after it.
-        if (current.endTime === undefined)
-            patch.endTime = time_formatTime(Math.max(now, Date.parse(current.time)));
-    }
+    const outcome = span_jobOutcome(inputs.jobStatus);
+    if (outcome !== undefined)
+        patch.description = annotation_facts_withFacts(current.description, { outcome });
+    // An end someone already set (a person, a later step in close mode) is theirs to keep; and a
+    // span given a start in the future must still end at or after it.
+    if (close && current.endTime === undefined)
+        patch.endTime = time_formatTime(Math.max(now, Date.parse(current.time)));
     const annotation = await client.update(inputs.spanId, patch);
     return { annotation, closed: close };
 }
 function withoutUndefined(value) {
     return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined));
+}
+
+;// CONCATENATED MODULE: ./src/common/duration.ts
+/**
+ * Durations as people write them in flags, inputs and config files ("90m", "24h", "30d"), and
+ * as they read them back: the bridge's maximum open time, the impact window, the DORA period.
+ */
+
+const UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/**
+ * A whole number and one unit (s, m, h, d), above zero, in milliseconds. `label` names the flag,
+ * input or variable in the error; `errorType` lets a configuration loader throw its own kind.
+ */
+function parseDuration(label, text, errorType = errors_InputError) {
+    const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
+    const amount = match ? Number(match[1]) * (UNITS_MS[match[2] ?? ''] ?? 0) : 0;
+    if (!match || !(amount > 0) || !Number.isSafeInteger(amount)) {
+        throw new errorType(`Invalid ${label} ${JSON.stringify(text)}. Expected a duration such as "90m", "24h" or "2d".`);
+    }
+    return amount;
+}
+/** The form parseDuration reads: "24h", "90m", "45s" (rounded to the second when it must be). */
+function formatDuration(ms) {
+    if (ms % 3_600_000 === 0)
+        return `${ms / 3_600_000}h`;
+    if (ms % 60_000 === 0)
+        return `${ms / 60_000}m`;
+    return `${Math.round(ms / 1000)}s`;
+}
+const READABLE_UNITS = [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+];
+/** "2 h 5 min", "45 s", "3 d 4 h": the largest unit and the next one, for people to read. */
+function readableDuration(ms) {
+    for (let index = 0; index < READABLE_UNITS.length; index++) {
+        const [unit, size] = READABLE_UNITS[index] ?? ['s', 1000];
+        if (ms < size)
+            continue;
+        const whole = Math.floor(ms / size);
+        const next = READABLE_UNITS[index + 1];
+        const rest = next ? Math.floor((ms - whole * size) / next[1]) : 0;
+        return next && rest > 0 ? `${whole} ${unit} ${rest} ${next[0]}` : `${whole} ${unit}`;
+    }
+    return `${Math.max(0, Math.round(ms))} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/common/annotation-kind.ts
+/**
+ * Point, span or open span. The wire has no field for it: an annotation without `endTime` is
+ * a point, or a span whose end is not known yet. Timemark's own span producers mark theirs, so
+ * the dashboard and the impact of a change tell them apart by those marks; anything else
+ * without an end is a point.
+ *
+ * - the bridge ends every description with `[timemark:<episode hash>]`;
+ * - the action's span mode tags the url's fragment with `#timemark-span=<run>.<attempt>.<job>`;
+ * - a monitor's annotation (type `monitor`) is open while the monitor triggers.
+ */
+const BRIDGE_MARK = /\[timemark:[^\]\s]+\]\s*$/;
+const ACTION_SPAN_TAG = /#timemark-span=/;
+const MONITOR_TYPE = 'monitor';
+function annotationKind(annotation) {
+    if (annotation.endTime !== undefined)
+        return 'span';
+    const openSpan = annotation.type === MONITOR_TYPE || BRIDGE_MARK.test(annotation.description ?? '') || ACTION_SPAN_TAG.test(annotation.url ?? '');
+    return openSpan ? 'open-span' : 'point';
+}
+
+;// CONCATENATED MODULE: ./src/common/apl-name.ts
+/**
+ * A dataset or field name written into APL text as `['name']`, with `\` and `'` escaped: any
+ * name, dots and spaces included, stays one name and never becomes query syntax. Shared by the
+ * dashboard's default queries and the queries of src/impact/.
+ */
+function quoteAplName(name) {
+    return `['${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
+}
+
+;// CONCATENATED MODULE: ./src/impact/queries.ts
+/**
+ * The APL an impact runs, and how it reads the answers. One query per window gives every
+ * signal's figures as columns of one summarize (named `s<i>_<figure>`); when a signal is judged
+ * by the bucket rule, the same query groups by `bin(_time, window / 10)` and the whole-window
+ * figures come from its `_totals` table. The percentile rule then counts, in both windows, the
+ * values above the before window's percentile.
+ */
+
+
+/** The summarize of one window: every signal's figures, by bucket when a signal needs buckets. */
+function windowQuery(dataset, signals, windowMs, thresholds = new Map()) {
+    const columns = signals.flatMap((signal, index) => figuresOf(signal, index, thresholds.get(index)));
+    const byBucket = signals.some((signal) => signal.rule === 'buckets') ? ` by bin(_time, ${bucketMs(windowMs)}ms)` : '';
+    return `${quoteAplName(dataset)} | summarize ${columns.join(', ')}${byBucket}`;
+}
+/** Counts the values above each percentile signal's threshold (the before window's percentile). */
+function aboveQuery(dataset, signals, thresholds) {
+    const columns = [...thresholds].map(([index, threshold]) => aboveColumn(signals[index], index, threshold));
+    return `${quoteAplName(dataset)} | summarize ${columns.join(', ')}`;
+}
+function bucketMs(windowMs) {
+    return Math.max(1, Math.floor(windowMs / BUCKETS));
+}
+function figuresOf(signal, index, threshold) {
+    switch (signal.rule) {
+        case 'rate':
+            return [`s${index}_matching = ${signal.matching}`, `s${index}_events = ${signal.events}`];
+        case 'percentile': {
+            const columns = [`s${index}_value = percentile(${signal.expression}, ${signal.percentile})`, `s${index}_events = countif(isnotnull(${signal.expression}))`];
+            return threshold === undefined ? columns : [...columns, aboveColumn(signal, index, threshold)];
+        }
+        case 'buckets':
+            return [`s${index}_value = ${signal.aggregation}`];
+    }
+}
+function aboveColumn(signal, index, threshold) {
+    if (signal.rule !== 'percentile')
+        throw new Error(`Signal ${index} (${signal.name}) has no percentile to count values above.`);
+    return `s${index}_above = countif(${signal.expression} > ${aplNumber(threshold)})`;
+}
+/** A number as an APL literal: JavaScript's shortest exact form, which APL reads back to the same value. */
+function aplNumber(value) {
+    if (!Number.isFinite(value))
+        throw new Error(`A threshold must be a finite number, not ${value}.`);
+    return String(value);
+}
+function readWindow(result) {
+    const totals = result.tables.find((table) => table.name === '_totals') ?? result.tables[0];
+    const series = result.tables.find((table) => table.name !== '_totals');
+    return {
+        total(index, figure) {
+            const column = columnOf(totals, `s${index}_${figure}`);
+            return column === undefined ? null : toNumber(column[0]);
+        },
+        buckets(index, window, windowMs) {
+            const times = columnOf(series, '_time') ?? [];
+            const values = columnOf(series, `s${index}_value`) ?? [];
+            const step = bucketMs(windowMs);
+            const whole = [];
+            times.forEach((time, row) => {
+                const startMs = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+                const value = toNumber(values[row]);
+                // Buckets cut by the window's edges hold part of their time only: they are left out.
+                if (startMs >= window.startMs && startMs + step <= window.endMs && value !== null)
+                    whole.push(value);
+            });
+            return whole;
+        },
+    };
+}
+function columnOf(table, name) {
+    if (!table)
+        return undefined;
+    const index = table.fields.findIndex((field) => field.name === name);
+    return index < 0 ? undefined : (table.columns?.[index] ?? []);
+}
+function toNumber(value) {
+    if (typeof value === 'number')
+        return Number.isFinite(value) ? value : null;
+    if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+        return Number(value);
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/impact/signals.ts
+/**
+ * What an impact compares: signals. The two default signals — the error rate and the p95
+ * latency — are built from fields found in the dataset's field list by name; a field that is
+ * not there is reported, never guessed. Any other APL aggregation can be a signal; its form
+ * picks the rule that judges it (rules.ts):
+ *
+ * - `countif(<condition>)`: the rate rule, on the share of the window's events that match;
+ * - `percentile(<expression>, <p>)` with 0 < p < 100: the percentile rule;
+ * - anything else (`count()`, `avg(x)`, `dcount(user)`, `100.0 * countif(a) / count()`…): the
+ *   bucket rule.
+ *
+ * A signal is APL text the user wrote for their own data, checked here only for its shape: it
+ * must be one aggregation expression, so that it stays one column of the summarize it goes into.
+ */
+
+
+/** HTTP status fields, most common first; the first one the dataset has is used. */
+const STATUS_FIELDS = ['status', 'status_code', 'statusCode', 'http.status_code', 'http.response.status_code', 'http.status', 'response.status', 'response.status_code'];
+/** Request duration fields, most common first. */
+const DURATION_FIELDS = [
+    'duration',
+    'duration_ms',
+    'req_duration_ms',
+    'request_duration_ms',
+    'response_time',
+    'response_time_ms',
+    'latency',
+    'latency_ms',
+    'elapsed_ms',
+    'http.duration',
+    'http.server.request.duration',
+];
+const ERROR_RATE = 'error rate';
+const LATENCY = 'p95 latency';
+const ERROR_STATUS = 500;
+const LATENCY_PERCENTILE = 95;
+/**
+ * The default signals for a dataset with these fields: the share of requests with a status of
+ * 500 or more, and the 95th percentile of the duration. A status may be stored as a number or
+ * as text ("500"); a duration must be a number.
+ */
+function defaultSignals(fields) {
+    const signals = [];
+    const missing = [];
+    const status = findField(fields, STATUS_FIELDS, (type) => isNumeric(type) || type.split('|').includes('string'));
+    if (status) {
+        const name = quoteAplName(status.name);
+        // A status stored as text compares as text; toint reads "500" as 500.
+        const value = isNumeric(status.type) ? name : `toint(${name})`;
+        signals.push({ rule: 'rate', name: ERROR_RATE, field: status.name, matching: `countif(${value} >= ${ERROR_STATUS})`, events: `countif(isnotnull(${name}))` });
+    }
+    else {
+        missing.push({ signal: ERROR_RATE, reason: notFound(fields, STATUS_FIELDS, 'a number or text') });
+    }
+    const duration = findField(fields, DURATION_FIELDS, isNumeric);
+    if (duration) {
+        signals.push({ rule: 'percentile', name: LATENCY, field: duration.name, expression: quoteAplName(duration.name), percentile: LATENCY_PERCENTILE });
+    }
+    else {
+        missing.push({ signal: LATENCY, reason: notFound(fields, DURATION_FIELDS, 'a number') });
+    }
+    return { signals, missing };
+}
+/** Reads one signal given as APL text (`--signal`, the action's impact-signals). */
+function parseSignal(label, text) {
+    const apl = text.trim();
+    const depths = checkShape(label, apl);
+    const call = callOf(apl, depths);
+    if (call?.name === 'countif' && call.args.length === 1)
+        return { rule: 'rate', name: apl, matching: apl, events: 'count()' };
+    if (call?.name === 'percentile' && call.args.length === 2) {
+        const [expression = '', level = ''] = call.args;
+        const percentile = Number(level);
+        if (/^\d+(\.\d+)?$/.test(level) && percentile > 0 && percentile < 100)
+            return { rule: 'percentile', name: apl, expression, percentile };
+    }
+    return { rule: 'buckets', name: apl, aggregation: apl };
+}
+function findField(fields, names, usable) {
+    for (const name of names) {
+        const field = fields.find((candidate) => candidate.name === name);
+        if (field && usable(field.type))
+            return field;
+    }
+    return undefined;
+}
+function notFound(fields, names, expected) {
+    const wrongType = names.map((name) => fields.find((field) => field.name === name)).filter((field) => field !== undefined);
+    const looked = `the dataset has no field named ${names.join(', ')}`;
+    if (wrongType.length === 0)
+        return `${looked}; give the signal with --signal (impact-signals in the action).`;
+    const found = wrongType.map((field) => `${field.name} is ${field.type}`).join(', ');
+    return `no usable field: ${found}, expected ${expected}; give the signal with --signal (impact-signals in the action).`;
+}
+function isNumeric(type) {
+    const kinds = type.split('|');
+    return kinds.length > 0 && kinds.every((kind) => kind === 'integer' || kind === 'float');
+}
+/**
+ * One aggregation expression: balanced brackets and quotes, and at its top level none of what
+ * would end it and start something else in a summarize (`|`, `,`, `;`, `by`). Returns the
+ * bracket depth before each character (-1 inside a string literal).
+ */
+function checkShape(label, apl) {
+    const expected = 'Expected one APL aggregation, e.g. countif(level == "error") or percentile(duration_ms, 99).';
+    if (apl === '')
+        throw new errors_InputError(`Invalid ${label}: it is empty. ${expected}`);
+    const { depths, problem } = bracketDepths(apl);
+    const topLevel = (index) => depths[index] === 0;
+    const separator = depths.findIndex((_, index) => topLevel(index) && '|,;'.includes(apl[index]));
+    const by = [...apl.matchAll(/(?<![\w.])by(?![\w])/gi)].find((match) => topLevel(match.index));
+    const found = problem ?? (separator >= 0 ? `"${apl[separator]}" outside parentheses` : by ? '"by" outside parentheses' : undefined);
+    if (found)
+        throw new errors_InputError(`Invalid ${label} ${JSON.stringify(apl)}: ${found}. ${expected}`);
+    return depths;
+}
+/** The depth of brackets before each character, -1 inside string literals (raw @"…" strings have no escapes). */
+function bracketDepths(apl) {
+    const depths = [];
+    const closing = [];
+    for (let index = 0; index < apl.length; index++) {
+        const char = apl[index];
+        depths[index] = closing.length;
+        if (char === '"' || char === "'") {
+            const raw = apl[index - 1] === '@';
+            let end = index + 1;
+            for (; end < apl.length && apl[end] !== char; end++)
+                if (!raw && apl[end] === '\\')
+                    end++;
+            if (end >= apl.length)
+                return { depths, problem: 'a string that is not closed' };
+            for (let inside = index + 1; inside <= end; inside++)
+                depths[inside] = -1;
+            index = end;
+        }
+        else if (char === '(' || char === '[' || char === '{') {
+            closing.push(char === '(' ? ')' : char === '[' ? ']' : '}');
+        }
+        else if (char === ')' || char === ']' || char === '}') {
+            if (closing.pop() !== char)
+                return { depths, problem: `an unmatched "${char}"` };
+            depths[index] = closing.length;
+        }
+    }
+    return closing.length > 0 ? { depths, problem: 'an unclosed bracket' } : { depths };
+}
+/** `name(a, b)` when the whole text is one call: its name and arguments, split at its own commas. */
+function callOf(apl, depths) {
+    const head = /^([A-Za-z_]+)\s*\(/.exec(apl);
+    if (!head?.[1])
+        return undefined;
+    const open = head[0].length - 1;
+    // The call's own parenthesis must be the one that closes at the very end.
+    const close = depths.findIndex((depth, index) => index > open && depth === 0 && apl[index] === ')');
+    if (close !== apl.length - 1)
+        return undefined;
+    const args = [];
+    let start = open + 1;
+    for (let index = start; index < close; index++) {
+        if (apl[index] === ',' && depths[index] === 1) {
+            args.push(apl.slice(start, index).trim());
+            start = index + 1;
+        }
+    }
+    const last = apl.slice(start, close).trim();
+    if (last !== '' || args.length > 0)
+        args.push(last);
+    return { name: head[1], args };
+}
+
+;// CONCATENATED MODULE: ./src/impact/impact.ts
+
+
+
+
+
+
+
+/** The window before and after a change, unless the caller says otherwise (the CLI's --window, the dashboard). */
+const DEFAULT_WINDOW_MS = (/* unused pure expression or super */ null && (30 * 60_000));
+async function computeImpact(source, request) {
+    const { annotation, windowMs, nowMs } = request;
+    const dataset = request.dataset ?? annotation.datasets[0];
+    if (dataset === undefined || dataset === '') {
+        throw new errors_InputError(`Annotation ${annotation.id} lists no dataset. Expected a dataset to compare, e.g. --dataset production.`);
+    }
+    // User signals are checked before any request.
+    const given = (request.signals ?? []).map((text, index) => parseSignal(`signal ${index + 1}`, text));
+    const startMs = Date.parse(annotation.time);
+    const endMs = annotation.endTime === undefined ? startMs : Date.parse(annotation.endTime);
+    const before = { startMs: startMs - windowMs, endMs: startMs };
+    const after = { startMs: endMs, endMs: Math.min(endMs + windowMs, nowMs) };
+    const result = {
+        annotation: pick(annotation),
+        dataset,
+        window: formatDuration(windowMs),
+        windowMs,
+        before: { start: time_formatTime(before.startMs), end: time_formatTime(before.endMs) },
+        after: { start: time_formatTime(after.startMs), end: time_formatTime(Math.max(after.startMs, after.endMs)), complete: after.endMs === endMs + windowMs },
+        verdict: 'not enough data',
+        familyAlpha: FAMILY_ALPHA,
+        signals: [],
+        missing: [],
+        notes: [],
+    };
+    if (annotationKind(annotation) === 'open-span') {
+        result.notes.push('The span has not ended yet: its impact is measured after its end.');
+        return result;
+    }
+    if (after.endMs <= after.startMs) {
+        result.notes.push(`The window after the change starts at ${result.after.start}, which has not come yet.`);
+        return result;
+    }
+    if (!result.after.complete) {
+        result.notes.push(`The window after the change is not over: it covers ${formatDuration(after.endMs - after.startMs)} of ${result.window} so far.`);
+    }
+    let signals = given;
+    if (signals.length === 0) {
+        const defaults = defaultSignals(await source.fields(dataset));
+        signals = defaults.signals;
+        result.missing = defaults.missing;
+    }
+    if (signals.length === 0) {
+        result.notes.push('No signal to compare: the default signals need fields the dataset does not have.');
+        return result;
+    }
+    const answers = await runQueries(source, dataset, signals, { before, after, windowMs });
+    const alpha = FAMILY_ALPHA / signals.length;
+    result.signals = signals.map((signal, index) => judge(signal, index, answers, { before, after, windowMs }, alpha));
+    result.verdict = overallVerdict(result.signals.map((signal) => signal.verdict));
+    return result;
+}
+/**
+ * The before window first when a percentile signal needs its threshold from it; then the after
+ * window and the count above the threshold in the before window, side by side.
+ */
+async function runQueries(source, dataset, signals, windows) {
+    const run = async (apl, window) => readWindow(await source.apl({ apl, startTime: time_formatTime(window.startMs), endTime: time_formatTime(window.endMs) }));
+    const hasPercentile = signals.some((signal) => signal.rule === 'percentile');
+    if (!hasPercentile) {
+        const [before, after] = await Promise.all([
+            run(windowQuery(dataset, signals, windows.windowMs), windows.before),
+            run(windowQuery(dataset, signals, windows.windowMs), windows.after),
+        ]);
+        return { before, after, beforeAbove: undefined };
+    }
+    const before = await run(windowQuery(dataset, signals, windows.windowMs), windows.before);
+    const thresholds = new Map();
+    signals.forEach((signal, index) => {
+        const value = signal.rule === 'percentile' ? before.total(index, 'value') : null;
+        if (value !== null)
+            thresholds.set(index, value);
+    });
+    const [after, beforeAbove] = await Promise.all([
+        run(windowQuery(dataset, signals, windows.windowMs, thresholds), windows.after),
+        thresholds.size === 0 ? Promise.resolve(undefined) : run(aboveQuery(dataset, signals, thresholds), windows.before),
+    ]);
+    return { before, after, beforeAbove };
+}
+function judge(signal, index, answers, windows, alpha) {
+    const base = { name: signal.name, ...(signal.rule !== 'buckets' && signal.field ? { field: signal.field } : {}), rule: signal.rule, ruleText: RULES[signal.rule], alpha };
+    const { before, after } = answers;
+    switch (signal.rule) {
+        case 'rate': {
+            const sides = [before, after].map((answer) => ({ matching: answer.total(index, 'matching') ?? 0, events: answer.total(index, 'events') ?? 0 }));
+            const [b = { matching: 0, events: 0 }, a = { matching: 0, events: 0 }] = sides;
+            return {
+                ...base,
+                apl: [signal.matching, signal.events],
+                before: { value: share(b), ...b },
+                after: { value: share(a), ...a },
+                ...judgeRate(b, a, alpha),
+            };
+        }
+        case 'percentile': {
+            const b = { events: before.total(index, 'events') ?? 0, value: before.total(index, 'value'), above: answers.beforeAbove?.total(index, 'above') ?? 0 };
+            const a = { events: after.total(index, 'events') ?? 0, value: after.total(index, 'value'), above: after.total(index, 'above') ?? 0 };
+            return {
+                ...base,
+                apl: [`percentile(${signal.expression}, ${signal.percentile})`, `countif(isnotnull(${signal.expression}))`],
+                before: b,
+                after: a,
+                ...judgePercentile(signal.percentile, b, a, alpha),
+            };
+        }
+        case 'buckets': {
+            const b = { value: before.total(index, 'value'), buckets: before.buckets(index, windows.before, windows.windowMs) };
+            const a = { value: after.total(index, 'value'), buckets: after.buckets(index, windows.after, windows.windowMs) };
+            return {
+                ...base,
+                apl: [signal.aggregation],
+                before: { value: b.value, buckets: b.buckets.length },
+                after: { value: a.value, buckets: a.buckets.length },
+                ...judgeBuckets(b, a, alpha),
+            };
+        }
+    }
+}
+function share(side) {
+    return side.events === 0 ? null : side.matching / side.events;
+}
+function pick(annotation) {
+    const { id, type, time, endTime, title } = annotation;
+    return { id, type, time, ...(endTime === undefined ? {} : { endTime }), ...(title === undefined ? {} : { title }) };
+}
+
+;// CONCATENATED MODULE: ./src/action/gate.ts
+
+
+
+
+const FACTS = {
+    regressed: 'regressed',
+    improved: 'improved',
+    'no change': 'no-change',
+    'not enough data': 'not-enough-data',
+};
+async function runGate(annotation, gate, deps) {
+    if (annotation.endTime === undefined) {
+        return { kind: 'skipped', reason: `span ${annotation.id} is still open, so there is no "after" to measure yet.` };
+    }
+    const windowEnd = Date.parse(annotation.endTime) + gate.windowMs;
+    const waitedMs = Math.max(0, Math.min(windowEnd - deps.clock(), LIMITS.impactWaitMs));
+    if (waitedMs > 0) {
+        const capped = windowEnd - deps.clock() > LIMITS.impactWaitMs ? ` (the wait is capped at ${readableDuration(LIMITS.impactWaitMs)})` : '';
+        deps.log.info(`Waiting ${readableDuration(waitedMs)} for the window after the span to pass${capped}, then measuring its impact on ${gate.dataset}.`);
+        await deps.sleep(waitedMs);
+    }
+    const impact = await computeImpact(deps.events, {
+        annotation,
+        dataset: gate.dataset,
+        ...(gate.signals.length > 0 ? { signals: gate.signals } : {}),
+        windowMs: gate.windowMs,
+        nowMs: deps.clock(),
+    });
+    const current = await deps.client.get(annotation.id);
+    await deps.client.update(annotation.id, { description: annotation_facts_withFacts(current.description, { impact: FACTS[impact.verdict] }) });
+    return { kind: 'judged', impact, waitedMs };
 }
 
 ;// CONCATENATED MODULE: ./src/common/name-list.ts
@@ -32784,6 +33736,8 @@ function parseNameList(label, values) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
+
+
 
 
 
@@ -32825,6 +33779,7 @@ function inputs_getInputs(source, now = Date.now()) {
         jobStatus: choiceInput(source, INPUT.jobStatus, JOB_STATUSES),
         failOnError,
         dryRun,
+        gate: gateInputs(source, mode),
     };
     source.debug(`Inputs: ${JSON.stringify({ ...inputs, service: { ...service, token: token === undefined ? undefined : '***' } })}`);
     return inputs;
@@ -32854,6 +33809,34 @@ function fieldInputs(source, now) {
         // Any text, as on the hosted service: the official clients send relative links and plain words.
         url: textInput(source, INPUT.link, 'url'),
     };
+}
+/**
+ * The gate is asked for by naming the dataset whose events show the change. impact-window and
+ * fail-on-regression have defaults in action.yml, so they are read (and checked) either way.
+ */
+function gateInputs(source, mode) {
+    const dataset = optional(source, INPUT.impactDataset);
+    const signalsText = optional(source, INPUT.impactSignals);
+    const failOnRegression = booleanInput(source, INPUT.failOnRegression);
+    const windowText = requiredInput(INPUT.impactWindow, optional(source, INPUT.impactWindow), 'a duration such as "10m"');
+    const windowMs = parseDuration(INPUT.impactWindow, windowText);
+    if (dataset === undefined) {
+        if (signalsText !== undefined || failOnRegression) {
+            throw new errors_InputError(`Missing ${INPUT.impactDataset}. Expected the dataset whose events show the change's impact, e.g. "production"; ${signalsText !== undefined ? INPUT.impactSignals : `${INPUT.failOnRegression}: true`} needs it.`);
+        }
+        return undefined;
+    }
+    if (mode !== 'span' && mode !== 'close') {
+        throw new errors_InputError(`Invalid ${INPUT.impactDataset} ${JSON.stringify(dataset)} with ${INPUT.mode} ${mode}. Expected mode span or close: the impact is measured after a span ends.`);
+    }
+    const [name = dataset] = checkDatasetNames(INPUT.impactDataset, [dataset]);
+    const signals = (signalsText ?? '')
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '');
+    // Checked now, so that a typo fails before the deploy rather than after it.
+    signals.forEach((signal, index) => parseSignal(`${INPUT.impactSignals} line ${index + 1}`, signal));
+    return { dataset: name, signals, windowMs, failOnRegression };
 }
 function checkModeNeeds(mode, id, fields) {
     if (mode === 'create' || mode === 'span') {
@@ -32939,6 +33922,9 @@ function optional(source, name) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/summary.ts
+
+
+
 const HEADINGS = {
     created: 'Annotation created',
     updated: 'Annotation updated',
@@ -32956,6 +33942,36 @@ function summary_renderMainSummary(result) {
 function renderPostSummary(result) {
     const heading = result.closed ? 'Span closed' : 'Span left open';
     return renderTable(`Timemark: ${heading}`, result.annotation);
+}
+/** The gate's verdict: each signal before and after, the rule that decided, and what could not be measured. */
+function renderGateSummary(result, dataset) {
+    if (result.kind === 'skipped')
+        return [`### Timemark: impact on ${code(dataset)} not measured`, '', cell(`The ${result.reason}`), ''].join('\n');
+    const { impact } = result;
+    const window = readableDuration(impact.windowMs);
+    const lines = [
+        `### Timemark: impact on ${code(impact.dataset)}: **${impact.verdict}**`,
+        '',
+        `${window} before the span (${impact.before.start} to ${impact.before.end}) against ${window} after it (${impact.after.start} to ${impact.after.end}${impact.after.complete ? '' : ', not over yet'}).`,
+        '',
+    ];
+    if (impact.signals.length > 0) {
+        lines.push('| signal | before | after | change | verdict | test | why |', '| --- | --- | --- | --- | --- | --- | --- |');
+        for (const signal of impact.signals) {
+            const row = [cell(signalLabel(signal)), formatSide(signal, signal.before), formatSide(signal, signal.after), formatChange(signal.change), `**${signal.verdict}**`, formatTest(signal), cell(signal.reason)];
+            lines.push(`| ${row.join(' | ')} |`);
+        }
+        lines.push('');
+        const rules = [...new Set(impact.signals.map((signal) => signal.rule))];
+        lines.push(`Rules (${impact.familyAlpha * 100}% chance of a false verdict over all signals): ${rules.map((rule) => `${rule}: ${cell(RULES[rule])}`).join('; ')}.`, '');
+    }
+    for (const missing of impact.missing)
+        lines.push(`- ${cell(missing.signal)} not measured: ${cell(missing.reason)}`);
+    for (const note of impact.notes)
+        lines.push(`- ${cell(note)}`);
+    if (impact.missing.length > 0 || impact.notes.length > 0)
+        lines.push('');
+    return lines.join('\n');
 }
 function renderTable(heading, annotation) {
     const rows = [
@@ -33004,6 +34020,8 @@ function summary_link(text, url) {
 
 
 
+
+
 const source = {
     getInput: (name) => getInput(name),
     setSecret: (value) => core_setSecret(value),
@@ -33029,6 +34047,10 @@ async function runMain(env = process.env) {
         if (result.annotation)
             core.info(`Annotation ${result.annotation.id} ${result.outcome}: ${JSON.stringify(result.annotation)}`);
         await writeSummary(context, renderMainSummary(result));
+        if (inputs.gate && inputs.mode === 'close' && client && result.annotation)
+            await gateStep(inputs.gate, result.annotation, inputs.service, client, context);
+        else if (inputs.gate && inputs.dryRun)
+            core.info(`Dry run: the impact on ${inputs.gate.dataset} would be measured after the span ends.`);
     }
     catch (error) {
         reportFailure(error, failOnErrorDespite(error));
@@ -33038,8 +34060,9 @@ async function runMain(env = process.env) {
     }
 }
 /**
- * Runs when the job ends, whatever its outcome. It only ever warns: the job's result is already
- * decided, and an annotation outage must not turn a good deploy red.
+ * Runs when the job ends, whatever its outcome. Its own failures only warn: the job's result is
+ * already decided, and an annotation outage must not turn a good deploy red. The deploy gate's
+ * regression, with fail-on-regression, is the one verdict it may fail the job for.
  */
 async function runPost(env = process.env) {
     const spanId = getState(constants_STATE.spanId);
@@ -33053,7 +34076,10 @@ async function runPost(env = process.env) {
         client = createClient(inputs.service);
         const result = await performPost(client, { spanId, spanTitle: getState(constants_STATE.spanTitle) || undefined, closeOn: inputs.closeOn, jobStatus: inputs.jobStatus }, Date.now(), log);
         info(`Span ${spanId} ${result.closed ? `closed at ${result.annotation.endTime}` : `left open (closeOn: ${inputs.closeOn})`}: ${JSON.stringify(result.annotation)}`);
-        await writeSummary(run_context_readRunContext(env), renderPostSummary(result));
+        const context = run_context_readRunContext(env);
+        await writeSummary(context, renderPostSummary(result));
+        if (inputs.gate)
+            await gateStep(inputs.gate, result.annotation, inputs.service, client, context);
     }
     catch (error) {
         warning(`Timemark could not close span ${spanId}: ${messageOf(error)}`);
@@ -33062,8 +34088,58 @@ async function runPost(env = process.env) {
         await client?.close();
     }
 }
+/**
+ * The deploy gate after the span ended. A regression fails the job only with
+ * fail-on-regression; anything that goes wrong while measuring only warns, as an annotation
+ * outage must never fail a deploy. This is the one way the post step can fail the job: on
+ * purpose, because the workflow asked for it.
+ */
+async function gateStep(gate, annotation, service, client, context) {
+    const events = createEventsClient(transportOptions(service));
+    try {
+        const result = await runGate(annotation, gate, {
+            client,
+            events,
+            clock: Date.now,
+            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+            log,
+        });
+        await writeSummary(context, renderGateSummary(result, gate.dataset));
+        if (result.kind === 'skipped') {
+            info(`Impact not measured: the ${result.reason}`);
+            return;
+        }
+        const { impact } = result;
+        setOutput(constants_OUTPUT.impactVerdict, impact.verdict);
+        setOutput(constants_OUTPUT.impact, JSON.stringify(impact));
+        info(`Impact on ${impact.dataset}: ${impact.verdict}.`);
+        for (const signal of impact.signals)
+            info(`  ${signalLabel(signal)}: ${signal.verdict}: ${signal.reason}`);
+        for (const missing of impact.missing)
+            info(`  ${missing.signal} not measured: ${missing.reason}`);
+        for (const note of impact.notes)
+            info(`  ${note}`);
+        if (impact.verdict !== 'regressed')
+            return;
+        const regressed = impact.signals.filter((signal) => signal.verdict === 'regressed').map(signalLabel).join(', ');
+        const message = `The change regressed on ${impact.dataset}: ${regressed}.`;
+        if (gate.failOnRegression)
+            setFailed(`${message} The job fails because ${INPUT.failOnRegression} is true.`);
+        else
+            warning(`${message} The job goes on because ${INPUT.failOnRegression} is false.`);
+    }
+    catch (error) {
+        warning(`Timemark could not measure the impact of ${annotation.id} on ${gate.dataset}: ${messageOf(error)}`);
+    }
+    finally {
+        await events.close();
+    }
+}
 function createClient(service) {
-    return createAnnotationsClient({
+    return createAnnotationsClient(transportOptions(service));
+}
+function transportOptions(service) {
+    return {
         url: service.url,
         token: service.token ?? '',
         orgId: service.orgId,
@@ -33071,7 +34147,7 @@ function createClient(service) {
         retries: service.retries,
         userAgent: USER_AGENT,
         onRetry: (event) => info(`Retrying ${event.method} ${event.path} in ${event.delayMs} ms: ${event.reason}`),
-    });
+    };
 }
 function setOutputs(result) {
     const shown = result.annotation ?? result.request?.body ?? {};

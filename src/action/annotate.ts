@@ -1,10 +1,11 @@
 import type { Annotation, AnnotationPatch, AnnotationsClient, NewAnnotation } from '../client/index.js';
 import { formatTime } from '../common/time.js';
 import { ANNOTATION_LIMITS } from '../common/annotation-contract.js';
+import { readFacts, withFacts } from '../common/annotation-facts.js';
 import type { CloseOn, JobStatus, Mode } from './constants.js';
 import type { ActionInputs, FieldInputs } from './inputs.js';
 import { defaultTitle, runUrl, type RunContext } from './run-context.js';
-import { findPreviousAttemptSpan, outcomeTitle, PREVIOUS_ATTEMPT_WINDOW_MS, shouldClose, spanTagOf, tagUrl } from './span.js';
+import { findPreviousAttemptSpan, jobOutcome, outcomeTitle, PREVIOUS_ATTEMPT_WINDOW_MS, shouldClose, spanTagOf, tagUrl } from './span.js';
 
 export interface Log {
   info(message: string): void;
@@ -72,12 +73,14 @@ function requestFor(inputs: ActionInputs, deps: MainDeps): SentRequest {
 /**
  * Closing is idempotent: an annotation that already has an end keeps it, so a re-run of a
  * workflow, or a second close step, does not move the end of a span to the time it ran. Only an
- * explicit endTime moves an existing end.
+ * explicit endTime moves an existing end. A close that ends the span records the job's status
+ * so far as its outcome, in the description's facts line.
  */
 async function close(client: AnnotationsClient, inputs: ActionInputs, request: SentRequest, log: Log): Promise<MainResult> {
   const id = inputs.id ?? '';
-  if (inputs.fields.endTime === undefined) {
-    const current = await client.get(id);
+  const outcome = jobOutcome(inputs.jobStatus);
+  const current = inputs.fields.endTime === undefined || outcome !== undefined ? await client.get(id) : undefined;
+  if (current !== undefined && inputs.fields.endTime === undefined) {
     if (current.endTime !== undefined) {
       const { endTime: _now, ...others } = request.body;
       const changes = Object.keys(others).length > 0;
@@ -88,7 +91,12 @@ async function close(client: AnnotationsClient, inputs: ActionInputs, request: S
       return { mode: 'close', outcome: 'already-closed', request: kept, annotation: kept ? await client.update(id, others) : current, span: undefined };
     }
   }
-  return { mode: 'close', outcome: 'closed', request, annotation: await client.update(id, request.body), span: undefined };
+  // A description given to the close step replaces the text, never the facts already recorded.
+  const sent =
+    outcome === undefined
+      ? request
+      : { ...request, body: { ...request.body, description: withFacts(request.body.description ?? current?.description, { ...readFacts(current?.description), outcome }) } };
+  return { mode: 'close', outcome: 'closed', request: sent, annotation: await client.update(id, sent.body), span: undefined };
 }
 
 function newAnnotation(mode: 'create' | 'span', fields: FieldInputs, deps: MainDeps): NewAnnotation {
@@ -108,7 +116,8 @@ function newAnnotation(mode: 'create' | 'span', fields: FieldInputs, deps: MainD
     time: fields.time ?? formatTime(now),
     endTime: fields.endTime,
     title: fields.title ?? defaultTitle(context, ANNOTATION_LIMITS.title),
-    description: fields.description,
+    // The deployed commit's time, for the change lead time, where the triggering event says.
+    description: context.committed === undefined ? fields.description : withFacts(fields.description, { committed: context.committed }),
     url,
   });
 }
@@ -133,7 +142,8 @@ async function openSpan(client: AnnotationsClient, body: NewAnnotation, inputs: 
     const previous = findPreviousAttemptSpan(candidates, { tag, type: body.type, datasets: body.datasets });
     if (previous) {
       deps.log.info(`Attempt ${tag.attempt} takes over span ${previous.id}, which an earlier attempt of this job left open.`);
-      const patch = withoutUndefined({ title: body.title, description: inputs.fields.description, url: body.url });
+      // The description as this attempt would create it: the workflow's text and this run's facts.
+      const patch = withoutUndefined({ title: body.title, description: inputs.fields.description === undefined ? undefined : body.description, url: body.url });
       const annotation = await client.update(previous.id, patch);
       return {
         mode: 'span',
@@ -161,8 +171,9 @@ export interface PostResult {
 }
 
 /**
- * The post step of span mode: appends the job's outcome to the title and, unless closeOn says
- * otherwise, sets endTime. A partial update, so every other field stays as it is.
+ * The post step of span mode: appends the job's outcome to the title, records it as data in the
+ * description's facts line, and, unless closeOn says otherwise, sets endTime. A partial update,
+ * so every other field stays as it is.
  */
 export async function performPost(client: AnnotationsClient, inputs: PostInputs, now: number, log: Log): Promise<PostResult> {
   if (inputs.jobStatus === undefined) {
@@ -171,13 +182,13 @@ export async function performPost(client: AnnotationsClient, inputs: PostInputs,
     );
   }
   const close = shouldClose(inputs.closeOn, inputs.jobStatus);
+  const current = await client.get(inputs.spanId);
   const patch: AnnotationPatch = { title: outcomeTitle(inputs.spanTitle, inputs.jobStatus, !close, ANNOTATION_LIMITS.title) };
-  if (close) {
-    const current = await client.get(inputs.spanId);
-    // An end someone already set (a person, a later step in close mode) is theirs to keep; and a
-    // span given a start in the future must still end at or after it.
-    if (current.endTime === undefined) patch.endTime = formatTime(Math.max(now, Date.parse(current.time)));
-  }
+  const outcome = jobOutcome(inputs.jobStatus);
+  if (outcome !== undefined) patch.description = withFacts(current.description, { outcome });
+  // An end someone already set (a person, a later step in close mode) is theirs to keep; and a
+  // span given a start in the future must still end at or after it.
+  if (close && current.endTime === undefined) patch.endTime = formatTime(Math.max(now, Date.parse(current.time)));
   const annotation = await client.update(inputs.spanId, patch);
   return { annotation, closed: close };
 }

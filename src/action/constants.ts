@@ -22,6 +22,10 @@ export const INPUT = {
   dryRun: 'dryRun',
   timeoutMs: 'timeoutMs',
   retries: 'retries',
+  impactDataset: 'impact-dataset',
+  impactSignals: 'impact-signals',
+  impactWindow: 'impact-window',
+  failOnRegression: 'fail-on-regression',
 } as const;
 
 export const OUTPUT = {
@@ -29,6 +33,8 @@ export const OUTPUT = {
   time: 'time',
   endTime: 'endTime',
   annotation: 'annotation',
+  impactVerdict: 'impact-verdict',
+  impact: 'impact',
 } as const;
 
 /** What the main step of span mode leaves for the post step. */
@@ -50,6 +56,11 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const LIMITS = {
   timeoutMs: 600_000,
   retries: 10,
+  /**
+   * The impact gate waits at most this long for the window after the change to pass: runner
+   * minutes cost money. A longer window is judged on the part of it that has passed.
+   */
+  impactWaitMs: 30 * 60_000,
 } as const;
 
 /** Marks a span's url so that a re-run of the same job can find the span again. */

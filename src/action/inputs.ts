@@ -1,6 +1,8 @@
 import { parseServiceUrl } from '../client/transport.js';
-import { checkLength, checkOrder, checkType } from '../common/annotation-contract.js';
+import { checkDatasetNames, checkLength, checkOrder, checkType } from '../common/annotation-contract.js';
+import { parseDuration } from '../common/duration.js';
 import { InputError } from '../common/errors.js';
+import { parseSignal } from '../impact/signals.js';
 import { parseNameList } from '../common/name-list.js';
 import { formatTime, parseTimeInput } from '../common/time.js';
 import { CLOSE_ON, INPUT, JOB_STATUSES, LIMITS, MODES, type CloseOn, type JobStatus, type Mode } from './constants.js';
@@ -37,6 +39,15 @@ export interface FieldInputs {
   url: string | undefined;
 }
 
+/** The deploy gate: the impact of the span, measured once it has ended (span and close modes). */
+export interface GateInputs {
+  dataset: string;
+  /** APL aggregations, one per line of impact-signals; none means the default signals. */
+  signals: string[];
+  windowMs: number;
+  failOnRegression: boolean;
+}
+
 export interface ActionInputs {
   mode: Mode;
   id: string | undefined;
@@ -46,6 +57,8 @@ export interface ActionInputs {
   jobStatus: JobStatus | undefined;
   failOnError: boolean;
   dryRun: boolean;
+  /** Absent unless impact-dataset is given. */
+  gate: GateInputs | undefined;
 }
 
 const FIELD_INPUTS = [INPUT.datasets, INPUT.type, INPUT.time, INPUT.endTime, INPUT.title, INPUT.description, INPUT.link] as const;
@@ -86,6 +99,7 @@ export function getInputs(source: InputSource, now: number = Date.now()): Action
     jobStatus: choiceInput(source, INPUT.jobStatus, JOB_STATUSES),
     failOnError,
     dryRun,
+    gate: gateInputs(source, mode),
   };
   source.debug(`Inputs: ${JSON.stringify({ ...inputs, service: { ...service, token: token === undefined ? undefined : '***' } })}`);
   return inputs;
@@ -116,6 +130,37 @@ function fieldInputs(source: InputSource, now: number): FieldInputs {
     // Any text, as on the hosted service: the official clients send relative links and plain words.
     url: textInput(source, INPUT.link, 'url'),
   };
+}
+
+/**
+ * The gate is asked for by naming the dataset whose events show the change. impact-window and
+ * fail-on-regression have defaults in action.yml, so they are read (and checked) either way.
+ */
+function gateInputs(source: InputSource, mode: Mode): GateInputs | undefined {
+  const dataset = optional(source, INPUT.impactDataset);
+  const signalsText = optional(source, INPUT.impactSignals);
+  const failOnRegression = booleanInput(source, INPUT.failOnRegression);
+  const windowText = requiredInput(INPUT.impactWindow, optional(source, INPUT.impactWindow), 'a duration such as "10m"');
+  const windowMs = parseDuration(INPUT.impactWindow, windowText);
+  if (dataset === undefined) {
+    if (signalsText !== undefined || failOnRegression) {
+      throw new InputError(
+        `Missing ${INPUT.impactDataset}. Expected the dataset whose events show the change's impact, e.g. "production"; ${signalsText !== undefined ? INPUT.impactSignals : `${INPUT.failOnRegression}: true`} needs it.`,
+      );
+    }
+    return undefined;
+  }
+  if (mode !== 'span' && mode !== 'close') {
+    throw new InputError(`Invalid ${INPUT.impactDataset} ${JSON.stringify(dataset)} with ${INPUT.mode} ${mode}. Expected mode span or close: the impact is measured after a span ends.`);
+  }
+  const [name = dataset] = checkDatasetNames(INPUT.impactDataset, [dataset]);
+  const signals = (signalsText ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  // Checked now, so that a typo fails before the deploy rather than after it.
+  signals.forEach((signal, index) => parseSignal(`${INPUT.impactSignals} line ${index + 1}`, signal));
+  return { dataset: name, signals, windowMs, failOnRegression };
 }
 
 function checkModeNeeds(mode: Mode, id: string | undefined, fields: FieldInputs): void {

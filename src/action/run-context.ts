@@ -1,6 +1,9 @@
+import { readCommitTime } from './commit-time.js';
+
 /**
- * What the runner tells a step about the run, from its GITHUB_* environment variables. Read
- * from an explicit environment so that tests and the post step see exactly what they pass.
+ * What the runner tells a step about the run, from its GITHUB_* environment variables (and the
+ * event file one of them names). Read from an explicit environment so that tests and the post
+ * step see exactly what they pass.
  */
 export interface RunContext {
   serverUrl: string | undefined;
@@ -13,6 +16,8 @@ export interface RunContext {
   refName: string | undefined;
   sha: string | undefined;
   stepSummaryPath: string | undefined;
+  /** When the commit being deployed was made (RFC 3339 UTC), where the triggering event says. */
+  committed: string | undefined;
 }
 
 export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
@@ -27,6 +32,7 @@ export function readRunContext(env: NodeJS.ProcessEnv): RunContext {
     refName: nonEmpty(env.GITHUB_REF_NAME),
     sha: nonEmpty(env.GITHUB_SHA),
     stepSummaryPath: nonEmpty(env.GITHUB_STEP_SUMMARY),
+    committed: readCommitTime(nonEmpty(env.GITHUB_EVENT_PATH)),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Annotation } from '../client/index.js';
+import type { Outcome } from '../common/annotation-facts.js';
 import { SPAN_TAG_KEY, type CloseOn, type JobStatus } from './constants.js';
 import { truncate, type RunContext } from './run-context.js';
 
@@ -63,6 +64,17 @@ export function findPreviousAttemptSpan(
 
 export function shouldClose(closeOn: CloseOn, status: JobStatus | undefined): boolean {
   return closeOn === 'always' || (closeOn === 'success' && status === 'success');
+}
+
+const JOB_OUTCOMES: Record<JobStatus, Outcome> = {
+  success: 'success',
+  failure: 'failure',
+  cancelled: 'canceled',
+};
+
+/** The job's status as the facts line's outcome; none when the status was not given. */
+export function jobOutcome(status: JobStatus | undefined): Outcome | undefined {
+  return status === undefined ? undefined : JOB_OUTCOMES[status];
 }
 
 const OUTCOME_WORDS: Record<JobStatus, string> = {

@@ -1,5 +1,9 @@
 import type { Annotation } from '../client/index.js';
+import { readableDuration } from '../common/duration.js';
+import { formatChange, formatSide, formatTest, signalLabel } from '../impact/format.js';
+import { RULES, type RuleName } from '../impact/rules.js';
 import type { MainResult, PostResult } from './annotate.js';
+import type { GateResult } from './gate.js';
 
 const HEADINGS: Record<MainResult['outcome'], string> = {
   created: 'Annotation created',
@@ -20,6 +24,33 @@ export function renderMainSummary(result: MainResult): string {
 export function renderPostSummary(result: PostResult): string {
   const heading = result.closed ? 'Span closed' : 'Span left open';
   return renderTable(`Timemark: ${heading}`, result.annotation);
+}
+
+/** The gate's verdict: each signal before and after, the rule that decided, and what could not be measured. */
+export function renderGateSummary(result: GateResult, dataset: string): string {
+  if (result.kind === 'skipped') return [`### Timemark: impact on ${code(dataset)} not measured`, '', cell(`The ${result.reason}`), ''].join('\n');
+  const { impact } = result;
+  const window = readableDuration(impact.windowMs);
+  const lines = [
+    `### Timemark: impact on ${code(impact.dataset)}: **${impact.verdict}**`,
+    '',
+    `${window} before the span (${impact.before.start} to ${impact.before.end}) against ${window} after it (${impact.after.start} to ${impact.after.end}${impact.after.complete ? '' : ', not over yet'}).`,
+    '',
+  ];
+  if (impact.signals.length > 0) {
+    lines.push('| signal | before | after | change | verdict | test | why |', '| --- | --- | --- | --- | --- | --- | --- |');
+    for (const signal of impact.signals) {
+      const row = [cell(signalLabel(signal)), formatSide(signal, signal.before), formatSide(signal, signal.after), formatChange(signal.change), `**${signal.verdict}**`, formatTest(signal), cell(signal.reason)];
+      lines.push(`| ${row.join(' | ')} |`);
+    }
+    lines.push('');
+    const rules = [...new Set(impact.signals.map((signal) => signal.rule))] as RuleName[];
+    lines.push(`Rules (${impact.familyAlpha * 100}% chance of a false verdict over all signals): ${rules.map((rule) => `${rule}: ${cell(RULES[rule])}`).join('; ')}.`, '');
+  }
+  for (const missing of impact.missing) lines.push(`- ${cell(missing.signal)} not measured: ${cell(missing.reason)}`);
+  for (const note of impact.notes) lines.push(`- ${cell(note)}`);
+  if (impact.missing.length > 0 || impact.notes.length > 0) lines.push('');
+  return lines.join('\n');
 }
 
 function renderTable(heading: string, annotation: Partial<Annotation>): string {

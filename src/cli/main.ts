@@ -14,6 +14,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   start: { summary: 'run the local service and the bridge together, wired (what "npm start" runs)', load: () => import('./commands/start.js') },
   ingest: { summary: 'send events from NDJSON, JSON or CSV files (or stdin) to a dataset', load: () => import('./commands/ingest.js') },
   query: { summary: 'run an APL query and print the result as a table, JSON or CSV', load: () => import('./commands/query.js') },
+  impact: { summary: 'did a deploy make things worse? its signals before and after, with a verdict', load: () => import('./commands/impact.js') },
+  dora: { summary: 'deployment frequency, change failure rate, time to restore, lead time', load: () => import('./commands/dora.js') },
 };
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);

@@ -50,16 +50,25 @@ export interface AplQuery {
   endTime?: string;
 }
 
+/** A field of a dataset, as `GET /v2/datasets/{id}/fields` lists it. */
+export interface DatasetField {
+  name: string;
+  /** `integer`, `float`, `string`…; a field seen with several types joins them (`integer|float`). */
+  type: string;
+}
+
 export interface EventsClient {
   /** `POST /v1/datasets/{dataset}/ingest`. */
   ingest(request: IngestRequest): Promise<IngestStatus>;
   /** `POST /v1/datasets/_apl?format=tabular`. */
   apl(query: AplQuery): Promise<AplTabularResult>;
+  /** `GET /v2/datasets/{dataset}/fields`. */
+  fields(dataset: string): Promise<DatasetField[]>;
   close(): Promise<void>;
 }
 
 /**
- * The events half of the API — ingest and APL queries — over the shared transport, beside the
+ * The events half of the API — ingest, APL queries and the fields of a dataset — over the shared transport, beside the
  * annotations client; works against the hosted service too. Every failure is an ApiError.
  */
 export function createEventsClient(options: TransportOptions): EventsClient {
@@ -89,6 +98,7 @@ export function createEventsClient(options: TransportOptions): EventsClient {
         // A query reads and changes nothing: sending it again is harmless.
         idempotent: true,
       }),
+    fields: (dataset) => transport.send<DatasetField[]>({ method: 'GET', path: `/v2/datasets/${encodeURIComponent(dataset)}/fields`, idempotent: true }),
     close: () => transport.close(),
   };
 }

@@ -7,10 +7,13 @@
  * Escape or the close button unpins.
  */
 
-import { annotationKind, type AnnotationKind } from './annotation-kind.js';
+import { annotationKind, type AnnotationKind } from '../common/annotation-kind.js';
 import type { Annotation } from '../common/annotation-contract.js';
+import { readFacts, withoutFacts } from '../common/annotation-facts.js';
 import { el, uniqueId } from './dom.js';
-import { formatDuration, formatTime } from './format.js';
+import { readableDuration } from '../common/duration.js';
+import { formatTime } from './format.js';
+import type { ImpactDetails } from './impact-details.js';
 import { parseRfc3339 } from './time-range.js';
 
 interface Placed {
@@ -66,19 +69,20 @@ export function describeExtent(annotation: Annotation, nowMs: number): string {
     case 'point':
       return 'Point in time';
     case 'open-span':
-      return `Ongoing, no end yet (${formatDuration(Math.max(0, nowMs - startMs))} so far)`;
+      return `Ongoing, no end yet (${readableDuration(Math.max(0, nowMs - startMs))} so far)`;
     case 'span': {
       const endMs = parseRfc3339(annotation.endTime ?? '') ?? startMs;
-      return `Lasted ${formatDuration(endMs - startMs)}, until ${formatTime(endMs)}`;
+      return `Lasted ${readableDuration(endMs - startMs)}, until ${formatTime(endMs)}`;
     }
   }
 }
 
 /**
  * `host` is a positioned element around the chart: the details card goes in it, outside uPlot's
- * elements, so that the plot area does not clip it.
+ * elements, so that the plot area does not clip it. `details` adds a section to the card of the
+ * annotations it has one for (a deploy's impact).
  */
-export function createAnnotationLayer(host: HTMLElement): AnnotationLayer {
+export function createAnnotationLayer(host: HTMLElement, details?: ImpactDetails): AnnotationLayer {
   let placed: Placed[] = [];
   let visible = true;
   let chart: uPlot | undefined;
@@ -161,9 +165,15 @@ export function createAnnotationLayer(host: HTMLElement): AnnotationLayer {
       el('p', {}, [el('time', { datetime: annotation.time }, [formatTime(entry.startSec * 1000)])]),
       el('p', { class: 'annotation-extent' }, [describeExtent(annotation, Date.now())]),
     );
-    if (annotation.description) children.push(el('p', { class: 'annotation-description' }, [annotation.description]));
+    // The facts line is data: shown as facts, not as text.
+    const text = withoutFacts(annotation.description).trim();
+    if (text) children.push(el('p', { class: 'annotation-description' }, [text]));
+    const facts = describeFacts(annotation);
+    if (facts) children.push(el('p', { class: 'annotation-facts' }, [facts]));
     children.push(el('p', { class: 'annotation-datasets' }, [`Datasets: ${annotation.datasets.join(', ')}`]));
     if (annotation.url) children.push(el('p', {}, [linkTo(annotation.url)]));
+    const section = details?.(annotation, pinned === entry);
+    if (section) children.push(section);
     card.replaceChildren(...children);
     card.dataset.annotationId = annotation.id;
     card.classList.toggle('pinned', pinned === entry);
@@ -318,6 +328,15 @@ export function createAnnotationLayer(host: HTMLElement): AnnotationLayer {
       }
     },
   };
+}
+
+function describeFacts(annotation: Annotation): string {
+  const facts = readFacts(annotation.description);
+  const parts: string[] = [];
+  if (facts.outcome) parts.push(`Outcome: ${facts.outcome}`);
+  if (facts.committed) parts.push(`committed ${formatTime(Date.parse(facts.committed))}`);
+  if (facts.impact) parts.push(`impact: ${facts.impact.replace(/-/g, ' ')}`);
+  return parts.join(' · ');
 }
 
 function linkTo(url: string): Node {

@@ -36,6 +36,8 @@ export interface Api {
   currentUser(): Promise<{ name?: string }>;
   datasets(): Promise<Dataset[]>;
   query(apl: string, startMs: number, endMs: number, signal?: AbortSignal): Promise<TabularResult>;
+  /** The fields of a dataset, with their types. */
+  fields(dataset: string): Promise<{ name: string; type: string }[]>;
   annotations(datasets: readonly string[], startMs: number, endMs: number, signal?: AbortSignal): Promise<Annotation[]>;
   dashboards(): Promise<DashboardResource[]>;
   dashboard(uid: string): Promise<DashboardResource>;
@@ -81,6 +83,7 @@ export function createApi(token: string, onUnauthorized: () => void): Api {
     datasets: () => call('GET', '/v2/datasets'),
     query: (apl, startMs, endMs, signal) =>
       call('POST', '/v1/datasets/_apl?format=tabular', { apl, startTime: iso(startMs), endTime: iso(endMs) }, signal),
+    fields: (dataset) => call('GET', `/v2/datasets/${encodeURIComponent(dataset)}/fields`),
     annotations: (datasets, startMs, endMs, signal) => {
       const params = new URLSearchParams({ datasets: datasets.join(','), start: iso(startMs), end: iso(endMs) });
       return call('GET', `/v2/annotations?${params.toString()}`, undefined, signal);

@@ -4,6 +4,7 @@
  */
 
 import { createAnnotationLayer } from './annotation-layer.js';
+import { createImpactDetails } from './impact-details.js';
 import { ApiError, type AplErrorDetail, type Api } from './api.js';
 import type { ChartSpec } from './document.js';
 import { el, uniqueId } from './dom.js';
@@ -78,7 +79,11 @@ export function createChartPanel(initial: ChartSpec, context: PanelContext): Cha
   const plotArea = el('div', { class: 'plot-area' });
   const summary = el('figcaption', { class: 'plot-summary', 'aria-live': 'polite' });
   const figure = el('figure', { class: 'plot' }, [plotArea, summary]);
-  const layer = createAnnotationLayer(figure);
+  // A deploy's details measure its impact on the dataset this chart shows.
+  const layer = createAnnotationLayer(
+    figure,
+    createImpactDetails(api, () => chartedDataset()),
+  );
   layer.setVisible(context.annotationsVisible());
 
   const element = el('section', { class: 'chart-panel', 'aria-label': `Chart: ${initial.name || 'untitled'}` }, [

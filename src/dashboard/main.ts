@@ -7,6 +7,7 @@ import type { DashboardResource } from '../common/dashboard-contract.js';
 import { ApiError, createApi, type Api } from './api.js';
 import { createChartPanel, type ChartPanel } from './chart-panel.js';
 import { byId, el } from './dom.js';
+import { createDoraPanel } from './dora-panel.js';
 import { fromDocument, newChartId, REFRESH_CHOICES, toDocument, type ChartSpec, type DashboardSpec } from './document.js';
 import { dashboardLink, readPageLink, takeTokenFromFragment, type PageLink } from '../common/dashboard-link.js';
 import { defaultQuery, sourceDataset } from './query-text.js';
@@ -39,6 +40,7 @@ const view = {
   addChart: byId('add-chart', HTMLButtonElement),
   status: byId('status', HTMLElement),
   pageError: byId('page-error', HTMLElement),
+  dora: byId('dora-panel', HTMLDetailsElement),
 };
 
 interface Session {
@@ -69,6 +71,7 @@ function fail(message: string): void {
 function showSignIn(message?: string): void {
   stopTimer();
   session = undefined;
+  dora.reset();
   view.app.hidden = true;
   view.signIn.hidden = false;
   view.signInError.textContent = message ?? '';
@@ -395,6 +398,16 @@ function wireControls(): void {
     void panel.refresh();
   });
 }
+
+/** The DORA panel starts from the datasets the first chart draws annotations from. */
+function doraDatasets(): string[] {
+  const first = session?.panels[0]?.spec();
+  if (!first) return session?.datasets.slice(0, 1) ?? [];
+  const charted = sourceDataset(first.apl);
+  return first.annotationDatasets ?? (charted === undefined ? [] : [charted]);
+}
+
+const dora = createDoraPanel(view.dora, { api: () => session?.api, defaultDatasets: doraDatasets });
 
 function boot(): void {
   wireControls();

@@ -3,13 +3,10 @@
  * dataset a query reads (its source), so that the dataset picker and the query stay in step.
  * The service parses and checks queries; nothing here decides whether a query is valid.
  */
-
-export function quoteDataset(name: string): string {
-  return `['${name.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}']`;
-}
+import { quoteAplName } from '../common/apl-name.js';
 
 export function defaultQuery(dataset: string): string {
-  return `${quoteDataset(dataset)} | summarize count() by bin_auto(_time)`;
+  return `${quoteAplName(dataset)} | summarize count() by bin_auto(_time)`;
 }
 
 interface Source {
@@ -40,5 +37,5 @@ export function sourceDataset(apl: string): string | undefined {
 export function withSource(apl: string, dataset: string): string | undefined {
   const source = findSource(apl);
   if (!source) return undefined;
-  return `${apl.slice(0, source.start)}${quoteDataset(dataset)}${apl.slice(source.end)}`;
+  return `${apl.slice(0, source.start)}${quoteAplName(dataset)}${apl.slice(source.end)}`;
 }

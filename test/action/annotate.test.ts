@@ -34,6 +34,7 @@ function spanInputs(dataset: string, url?: string): ActionInputs {
     jobStatus: undefined,
     failOnError: true,
     dryRun: false,
+    gate: undefined,
   };
 }
 
@@ -85,6 +86,17 @@ describe('performMain in close mode', () => {
     expect(await service.annotations.get(closed.id)).toEqual({ ...closed, title: 'Resolved: cache stampede' });
   });
 
+  it('records the outcome and keeps the facts already recorded when the close step gives a new description', async () => {
+    const open = await service.annotations.create({
+      datasets: ['close-facts'],
+      type: 'deploy',
+      time: '2024-05-01T12:00:00.000Z',
+      description: 'Rolling out\n[timemark committed=2024-05-01T11:00:00.000Z]',
+    });
+    const result = await performMain({ ...closeInputs(open.id, { description: 'Rolled back' }), jobStatus: 'failure' }, deps(recordingLog()));
+    expect(result.annotation?.description).toBe('Rolled back\n[timemark outcome=failure committed=2024-05-01T11:00:00.000Z]');
+  });
+
   it('moves the end of a closed annotation when endTime is given', async () => {
     const closed = await service.annotations.create({ datasets: ['close-moved'], type: 'incident', time: '2024-05-01T12:00:00.000Z', endTime: '2024-05-01T12:20:00.000Z' });
     const result = await performMain(closeInputs(closed.id, { endTime: '2024-05-01T12:45:00.000Z' }), deps(recordingLog()));
@@ -107,7 +119,7 @@ describe('performPost', () => {
     const open = await service.annotations.create({ datasets: ['already-closed'], type: 'deploy', time: '2024-05-01T12:00:00.000Z', endTime: '2024-05-01T12:30:00.000Z' });
     const result = await performPost(service.annotations, { spanId: open.id, spanTitle: 'Deploy', closeOn: 'always', jobStatus: 'success' }, Date.now(), recordingLog());
 
-    expect(result.annotation).toEqual({ ...open, title: 'Deploy — succeeded' });
+    expect(result.annotation).toEqual({ ...open, title: 'Deploy — succeeded', description: '[timemark outcome=success]' });
   });
 
   it('warns that no outcome can be recorded without jobStatus', async () => {

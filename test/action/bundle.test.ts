@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Annotation } from '../../src/client/index.js';
+import { REPO_ROOT } from '../helpers/child-process.js';
 import { NODE24_BIN } from '../helpers/node24.js';
 import { TEST_ORG, TEST_PERSONAL_TOKEN, useLocalService } from '../helpers/local-service.js';
 import {
@@ -65,6 +67,18 @@ describe('main step', () => {
     expect(step.summary).toContain(`| id | <code>${stored.id}</code> |`);
     expect(step.summary).toContain(`| url | [${RUN_PAGE}](${RUN_PAGE}) |`);
     expect(step.summary).toContain(`[Deploy · main @ 4f2a9c1](${RUN_PAGE})`);
+  });
+
+  it("records the deployed commit's time, from the push that started the workflow, as data in the description", async () => {
+    const step = await runStep({
+      bundle: 'main',
+      job,
+      env: githubEnv({ GITHUB_EVENT_PATH: join(REPO_ROOT, 'test', 'fixtures', 'action', 'event-push.json') }),
+      inputs: inputs({ datasets: 'commit-time', type: 'deploy', description: 'Rolled out v1.4.3' }),
+    });
+
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect((await service.annotations.get(step.outputs.id ?? '')).description).toBe('Rolled out v1.4.3\n[timemark committed=2024-05-01T11:20:00.000Z]');
   });
 
   it("runs the documented example of axiomhq/annotation-action unchanged", async () => {
@@ -149,6 +163,8 @@ describe('main step', () => {
     const closed = await service.annotations.get(created.id);
     expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(step.outputs.endTime).toBe(closed.endTime);
+    // The job's status so far (the runner's default for jobStatus) is its outcome.
+    expect(closed.description).toBe('[timemark outcome=success]');
   });
 
   it('keeps the end of an annotation that is already closed in close mode, and says so in the log and the summary', async () => {
@@ -301,7 +317,13 @@ describe('span mode', () => {
 
     expect(post.code, post.stdout + post.stderr).toBe(0);
     const closed = await service.annotations.get(id);
-    expect(closed).toEqual({ ...open, endTime: closed.endTime, title: 'Deploy · main @ 4f2a9c1 — succeeded' });
+    expect(closed).toEqual({
+      ...open,
+      endTime: closed.endTime,
+      title: 'Deploy · main @ 4f2a9c1 — succeeded',
+      // The outcome as data, under what the workflow wrote.
+      description: 'Rolling out v1.5.0\n[timemark outcome=success]',
+    });
     expect(Date.parse(closed.endTime ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(post.summary).toContain('### Timemark: Span closed');
   });
@@ -331,7 +353,7 @@ describe('span mode', () => {
     const span = await service.annotations.get(opened.outputs.id ?? '');
     expect(span.endTime).toBeUndefined();
     expect(span.title).toBe('Deploy shop v1.5.0 — failed, left open');
-    expect(span.description).toBe('Rolling out v1.5.0');
+    expect(span.description).toBe('Rolling out v1.5.0\n[timemark outcome=failure]');
   });
 
   it('closes a cancelled job with closeOn always and says it was cancelled', async () => {

@@ -55,6 +55,7 @@ describe('getInputs', () => {
       jobStatus: 'success',
       failOnError: true,
       dryRun: false,
+      gate: undefined,
     });
   });
 
@@ -167,6 +168,36 @@ describe('getInputs', () => {
   it('needs a token unless it is a dry run', () => {
     expect(errorOf({ axiomToken: '', datasets: 'a', type: 'deploy' })).toMatch(/^Missing axiomToken\. Expected an API token/);
     expect(inputsOf({ axiomToken: '', datasets: 'a', type: 'deploy', dryRun: 'true' }).service.token).toBeUndefined();
+  });
+
+  it('turns the deploy gate on with impact-dataset, one signal per line, in span and close modes', () => {
+    const inputs = inputsOf({
+      mode: 'span',
+      datasets: 'a',
+      type: 'deploy',
+      'impact-dataset': 'production',
+      'impact-signals': 'countif(level == "error")\n\n  percentile(duration_ms, 99)  \n',
+      'impact-window': '30m',
+      'fail-on-regression': 'true',
+    });
+    expect(inputs.gate).toEqual({ dataset: 'production', signals: ['countif(level == "error")', 'percentile(duration_ms, 99)'], windowMs: 1_800_000, failOnRegression: true });
+    expect(inputsOf({ mode: 'close', id: 'ann_1', 'impact-dataset': 'production' }).gate).toEqual({ dataset: 'production', signals: [], windowMs: 600_000, failOnRegression: false });
+  });
+
+  it('refuses gate inputs that cannot work, before any request', () => {
+    expect(errorOf({ datasets: 'a', type: 'deploy', 'impact-dataset': 'production' })).toBe(
+      'Invalid impact-dataset "production" with mode create. Expected mode span or close: the impact is measured after a span ends.',
+    );
+    expect(errorOf({ mode: 'span', datasets: 'a', type: 'deploy', 'fail-on-regression': 'true' })).toBe(
+      'Missing impact-dataset. Expected the dataset whose events show the change\'s impact, e.g. "production"; fail-on-regression: true needs it.',
+    );
+    expect(errorOf({ mode: 'span', datasets: 'a', type: 'deploy', 'impact-dataset': 'p', 'impact-window': '30 minutes' })).toBe(
+      'Invalid impact-window "30 minutes". Expected a duration such as "90m", "24h" or "2d".',
+    );
+    expect(errorOf({ mode: 'span', datasets: 'a', type: 'deploy', 'impact-dataset': 'p', 'impact-signals': 'count() by route' })).toMatch(
+      /^Invalid impact-signals line 1 "count\(\) by route": "by" outside parentheses\./,
+    );
+    expect(errorOf({ mode: 'span', datasets: 'a', type: 'deploy', 'fail-on-regression': 'maybe' })).toBe('Invalid fail-on-regression "maybe". Expected true or false.');
   });
 
   it('reads failOnError on its own, so that other invalid inputs can still be reported as warnings', () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultTitle, readRunContext, runUrl } from '../../src/action/run-context.js';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/child-process.js';
 import { githubEnv } from './runner-simulation.js';
+
+const eventFile = (name: string) => join(REPO_ROOT, 'test', 'fixtures', 'action', name);
 
 describe('run context', () => {
   it("links to the run's page on the run's own server (GitHub Enterprise Server too)", () => {
@@ -22,5 +26,15 @@ describe('run context', () => {
   it('counts attempts from 1', () => {
     expect(readRunContext(githubEnv({ GITHUB_RUN_ATTEMPT: '3' })).runAttempt).toBe(3);
     expect(readRunContext({}).runAttempt).toBe(1);
+  });
+
+  it("reads the deployed commit's time from a push event, in UTC", () => {
+    expect(readRunContext(githubEnv({ GITHUB_EVENT_PATH: eventFile('event-push.json') })).committed).toBe('2024-05-01T11:20:00.000Z');
+  });
+
+  it('knows no commit time for an event that does not carry one, or without an event file', () => {
+    expect(readRunContext(githubEnv({ GITHUB_EVENT_PATH: eventFile('event-workflow-dispatch.json') })).committed).toBeUndefined();
+    expect(readRunContext(githubEnv({ GITHUB_EVENT_PATH: eventFile('no-such-event.json') })).committed).toBeUndefined();
+    expect(readRunContext(githubEnv()).committed).toBeUndefined();
   });
 });

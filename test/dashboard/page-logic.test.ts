@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotationKind } from '../../src/dashboard/annotation-kind.js';
+import { annotationKind } from '../../src/common/annotation-kind.js';
 import { fromDocument, toDocument, type DashboardSpec } from '../../src/dashboard/document.js';
 import { queryLink, readPageLink, takeTokenFromFragment } from '../../src/common/dashboard-link.js';
 import { defaultQuery, sourceDataset, withSource } from '../../src/dashboard/query-text.js';

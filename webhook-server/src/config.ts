@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { parseServiceUrl } from '../../src/client/index.js';
 import { checkType as checkAnnotationType } from '../../src/common/annotation-contract.js';
+import { parseDuration } from '../../src/common/duration.js';
 import { ConfigError } from '../../src/common/errors.js';
 import { parseLogLevel, type LogLevel } from '../../src/common/logger.js';
 import { parseNameList } from '../../src/common/name-list.js';
@@ -124,7 +125,7 @@ export function loadBridgeConfig(flags: BridgeFlags, env: NodeJS.ProcessEnv, ove
   }
 
   const maxOpenText = readEnv(env, 'TIMEMARK_BRIDGE_MAX_OPEN') ?? optionalString(file.maxOpenTime, 'maxOpenTime', configFile);
-  const maxOpenMs = maxOpenText === undefined ? DELIVERY_DEFAULTS.maxOpenMs : parseDuration('TIMEMARK_BRIDGE_MAX_OPEN', maxOpenText);
+  const maxOpenMs = maxOpenText === undefined ? DELIVERY_DEFAULTS.maxOpenMs : parseDuration('TIMEMARK_BRIDGE_MAX_OPEN', maxOpenText, ConfigError);
   const portText = readEnv(env, 'TIMEMARK_BRIDGE_PORT');
   const logLevelText = readEnv(env, 'TIMEMARK_BRIDGE_LOG_LEVEL');
 
@@ -303,11 +304,3 @@ function parseDelivery(value: unknown, file: string | undefined): Partial<Delive
   return result;
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-export function parseDuration(label: string, text: string): number {
-  const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim());
-  const amount = match ? Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0) : 0;
-  if (!match || amount <= 0) throw new ConfigError(`Invalid ${label} ${JSON.stringify(text)}. Expected a duration such as "90m", "24h" or "2d".`);
-  return amount;
-}

@@ -5,6 +5,7 @@ import { codeFrame } from '../../engine/apl/errors.js';
 import type { CliIo } from '../io.js';
 import { renderCsv, renderTable } from '../query/render.js';
 import { HELP_OPTION, parseOptions, renderHelp, type CommandSpec } from '../options.js';
+import { formatOption, outputFormat } from '../output-format.js';
 import { serviceConnection, serviceOptions, withServiceFailures } from '../service-connection.js';
 import { UsageError } from '../usage-error.js';
 
@@ -23,14 +24,7 @@ const SPEC: CommandSpec = {
   options: [
     { name: 'start', type: 'string', value: 'TIME', help: 'start of the time range: RFC 3339 or relative, e.g. now-1d', default: QUERY_DEFAULTS.start, example: 'now-1d' },
     { name: 'end', type: 'string', value: 'TIME', help: 'end of the time range', default: QUERY_DEFAULTS.end, example: 'now' },
-    {
-      name: 'format',
-      type: 'string',
-      value: 'F',
-      help: 'table (for reading), json (the result as the service sent it) or csv (the first table)',
-      default: 'table on a terminal, json otherwise',
-      example: 'csv',
-    },
+    formatOption(QUERY_FORMATS, 'table (for reading), json (the result as the service sent it) or csv (the first table)'),
     ...serviceOptions({ timeoutMs: QUERY_TIMEOUT_MS }),
     HELP_OPTION,
   ],
@@ -51,7 +45,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (apl === undefined || apl.trim() === '') {
     throw new UsageError(`the APL text is missing; give it first, e.g. timemark query "['http-logs'] | count".`);
   }
-  const format = parseFormat(options.string('format')) ?? (io.stdoutColumns !== undefined ? 'table' : 'json');
+  const format = outputFormat<QueryFormat>(options.string('format'), QUERY_FORMATS, io);
   const startTime = options.string('start') ?? QUERY_DEFAULTS.start;
   const endTime = options.string('end') ?? QUERY_DEFAULTS.end;
   const connection = serviceConnection(options, io.env, { timeoutMs: QUERY_TIMEOUT_MS });
@@ -96,12 +90,4 @@ function queryErrorPosition(error: unknown): { line: number; column: number } | 
   const detail = error.detail as { line?: unknown; column?: unknown } | undefined;
   if (typeof detail?.line !== 'number' || typeof detail.column !== 'number' || detail.line < 1 || detail.column < 1) return undefined;
   return { line: detail.line, column: detail.column };
-}
-
-function parseFormat(value: string | undefined): QueryFormat | undefined {
-  if (value === undefined) return undefined;
-  if (!(QUERY_FORMATS as readonly string[]).includes(value)) {
-    throw new UsageError(`Invalid --format ${JSON.stringify(value)}; give one of ${QUERY_FORMATS.join(', ')}, e.g. --format csv.`);
-  }
-  return value as QueryFormat;
 }

@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { ANNOTATION_LIMITS } from '../../common/annotation-contract.js';
+import { withFacts, type Outcome } from '../../common/annotation-facts.js';
 import { queryLink } from '../../common/dashboard-link.js';
 import { formatTime } from '../../common/time.js';
 import type { AnnotationStore } from '../annotations/store.js';
@@ -167,14 +168,14 @@ export function createEvaluator(deps: EvaluatorDeps): Evaluator {
     for (const [key, episode] of open) {
       if (triggering.has(key)) continue;
       const value = values.get(key) ?? null;
-      closeEpisode(monitor, episode, window.endMs, { ...base(monitor, window), body: describeValue(value, rule), value }, report);
+      closeEpisode(monitor, episode, window.endMs, 'resolved', { ...base(monitor, window), body: describeValue(value, rule), value }, report);
     }
   }
 
   function applyMatches(monitor: Monitor, window: Window, result: QueryResult, datasets: readonly string[], report: EvaluationReport): void {
     // A monitor that was a threshold monitor before an update leaves no episode open behind it.
     for (const episode of state.openEpisodes(monitor.id)) {
-      closeEpisode(monitor, episode, window.endMs, { ...base(monitor, window), body: 'The monitor became a match monitor.', value: null }, report);
+      closeEpisode(monitor, episode, window.endMs, 'unknown', { ...base(monitor, window), body: 'The monitor became a match monitor.', value: null }, report);
     }
     state.forgetMatches(monitor.id, window.startMs);
     let notified = 0;
@@ -204,17 +205,28 @@ export function createEvaluator(deps: EvaluatorDeps): Evaluator {
     }
   }
 
+  /**
+   * Ends an episode: its annotation gets its end and its outcome as data (`resolved` when the
+   * condition cleared; `unknown` when the monitor was deleted or stopped being a threshold monitor).
+   */
   function closeEpisode(
     monitor: Monitor,
     episode: OpenEpisode,
     endMs: number,
+    outcome: Outcome,
     notification: Omit<MonitorNotification, 'action' | 'groupKeys' | 'groupValues'>,
     report: EvaluationReport,
   ): void {
     if (episode.annotationId !== undefined) {
       const annotation = annotations.get(episode.annotationId);
       // Someone may have deleted the annotation, or moved its time after the end we would set.
-      if (annotation) annotations.update(annotation.id, { endMs: Math.max(endMs, Date.parse(annotation.time)) }, deps.clock());
+      if (annotation) {
+        annotations.update(
+          annotation.id,
+          { endMs: Math.max(endMs, Date.parse(annotation.time)), description: withFacts(annotation.description, { outcome }) },
+          deps.clock(),
+        );
+      }
     }
     state.close(monitor.id, episode.groupKey);
     notify(monitor, episode.groupKey, { ...notification, action: 'Closed', groupKeys: episode.groupKeys, groupValues: episode.groupValues }, report);
@@ -264,7 +276,7 @@ export function createEvaluator(deps: EvaluatorDeps): Evaluator {
       const window = { startMs: nowMs - monitor.rangeMinutes * 60_000, endMs: nowMs };
       const report: EvaluationReport = { monitorId: monitor.id, startTime: '', endTime: '', outcome: 'ok', triggering: [], opened: 0, closed: 0, notifications: 0 };
       for (const episode of state.openEpisodes(monitor.id)) {
-        closeEpisode(monitor, episode, nowMs, { ...base(monitor, window), body: 'The monitor was deleted.', value: null }, report);
+        closeEpisode(monitor, episode, nowMs, 'unknown', { ...base(monitor, window), body: 'The monitor was deleted.', value: null }, report);
       }
       if (report.notifications > 0) deps.notificationsWritten();
     },

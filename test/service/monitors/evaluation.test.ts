@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
+import { readFacts } from '../../../src/common/annotation-facts.js';
 import { readPageLink } from '../../../src/common/dashboard-link.js';
 import { formatGoTime } from '../../../src/service/notifiers/notification.js';
 import { makeTempDir, startLocalService, useLocalService } from '../../helpers/local-service.js';
@@ -112,7 +113,10 @@ describe('monitor evaluation over HTTP', () => {
       expect.objectContaining({ action: 'Closed', event: expect.objectContaining({ value: 12, body: 'Current value of 12 is below or equal to the threshold value of 20' }) }),
       expect.objectContaining({ action: 'Closed' }),
     ]);
-    expect(await api.annotations('eval-open')).toEqual([{ ...annotations[0], endTime: closing.body.endTime }]);
+    // Closed, with its outcome as data under what it said when it opened.
+    expect(await api.annotations('eval-open')).toEqual([
+      { ...annotations[0], endTime: closing.body.endTime, description: 'Current value of 12 is above the threshold value of 10\n[timemark outcome=resolved]' },
+    ]);
 
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toMatch(/timemark_service_monitor_evaluations_total\{type="Threshold",outcome="ok"\} [1-9]/);
@@ -227,7 +231,9 @@ describe('monitor evaluation over HTTP', () => {
       ['Open', 'Current value of 3 is above the threshold value of 1'],
       ['Closed', 'The monitor was deleted.'],
     ]);
-    expect((await api.annotations('eval-deleted'))[0]?.endTime).toEqual(expect.any(String));
+    const [ended] = await api.annotations('eval-deleted');
+    expect(ended?.endTime).toEqual(expect.any(String));
+    expect(readFacts(ended?.description)).toEqual({ outcome: 'unknown' });
   });
 
   it('sends the stored secret when a notifier comes back from a client with its headers masked', async () => {

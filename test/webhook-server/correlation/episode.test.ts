@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFacts } from '../../../src/common/annotation-facts.js';
 import {
   autoClose,
   mergeEvent,
@@ -103,6 +104,7 @@ describe('episode state', () => {
     const rendered = renderAnnotation(closed, '[timemark:x]');
     expect(rendered.endTime).toBe(new Date(T0 + 3_600_000).toISOString());
     expect(rendered.description).toContain('no finish event within 1h');
+    expect(readFacts(rendered.description).outcome).toBe('timed-out');
     expect(placeEvent([closed], event('finish', T0 + 7_200_000))).toBe(0);
     const finished = mergeEvent(closed, event('finish', T0 + 7_200_000), target);
     expect(renderAnnotation(finished, 'm')).toMatchObject({ endTime: new Date(T0 + 7_200_000).toISOString() });
@@ -114,7 +116,13 @@ describe('episode state', () => {
       event('finish', T0 + 60_000, { url: 'https://ci.example/log', description: 'Finished.' }),
       event('start', T0, { url: 'https://github.com/acme/shop', description: 'Release v2' }),
     ]);
-    expect(renderAnnotation(episode!, '[timemark:x]')).toMatchObject({ url: 'https://ci.example/log', description: 'Finished.\nOutcome: success.\n[timemark:x]' });
+    expect(renderAnnotation(episode!, '[timemark:x]')).toMatchObject({ url: 'https://ci.example/log', description: 'Finished.\n[timemark outcome=success]\n[timemark:x]' });
+  });
+
+  it('writes the commit time beside the outcome, from whichever event carried it', () => {
+    const committedAt = Date.parse('2024-06-28T14:41:09Z');
+    const [episode] = fold([event('start', T0, { committedAt }), event('finish', T0 + 60_000, { outcome: 'failure' })]);
+    expect(renderAnnotation(episode!, '[timemark:x]').description).toBe('[timemark outcome=failure committed=2024-06-28T14:41:09.000Z]\n[timemark:x]');
   });
 
   it('keeps the marker inside the description limit however long the text is', () => {

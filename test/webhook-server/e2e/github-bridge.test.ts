@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnnotationsClient, type Annotation } from '../../../src/client/index.js';
+import { readFacts } from '../../../src/common/annotation-facts.js';
 import { startService } from '../../../src/service/server.js';
 import { episodeMarker, renderAnnotation } from '../../../webhook-server/src/correlation/episode.js';
 import { openPostgresStore } from '../../../webhook-server/src/store/postgres.js';
@@ -64,7 +65,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
     expect((await send('deployment_status.success', id)).status).toBe(202);
     const closed = await settled(id, (annotation) => annotation.endTime !== undefined);
     expect(closed).toMatchObject({ id: open.id, endTime: '2024-06-28T15:02:41.000Z', url: 'https://github.com/acme/shop/actions/runs/9712345678/job/26805551234' });
-    expect(closed.description).toContain('Outcome: success.');
+    expect(readFacts(closed.description)).toEqual({ outcome: 'success' });
   });
 
   it('creates nothing new when a delivery is redelivered', async () => {
@@ -90,7 +91,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
     const b = await settled(reversed, (annotation) => annotation.time === '2024-06-28T14:55:57.000Z');
     const strip = ({ id: _id, description, ...rest }: Annotation) => ({ ...rest, description: description?.replace(/\[timemark:\w+\]/, '') });
     expect(strip(b)).toEqual(strip(a));
-    expect(b.description).toContain('Outcome: failure.');
+    expect(readFacts(b.description)).toEqual({ outcome: 'failure' });
   });
 
   it('keeps two GitHub hosts apart when they reuse a repository name and a deployment id', async () => {

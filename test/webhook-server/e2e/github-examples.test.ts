@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFacts } from '../../../src/common/annotation-facts.js';
 import { useLocalService } from '../../helpers/local-service.js';
 import { outboxDrained, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { githubSignature } from '../helpers/github.js';
@@ -124,7 +125,7 @@ describe("GitHub's documented webhook examples", () => {
     for (const reply of completedWithoutConclusion) expect(reply.status).toBe(202);
     await outboxDrained(() => bridge.store.counts(), 30_000);
     const runs = (await service.annotations.list({ datasets: ['deploys'], start: '2000-01-01T00:00:00Z', end: '2100-01-01T00:00:00Z' })).filter(
-      (annotation) => annotation.description?.includes('Outcome: unknown.'),
+      (annotation) => readFacts(annotation.description).outcome === 'unknown',
     );
     expect(runs.length).toBeGreaterThanOrEqual(1);
     for (const run of runs) expect(run.endTime).toBeDefined();

@@ -272,6 +272,14 @@ describe('github source: parse', () => {
     });
   });
 
+  it("records the time of a workflow run's head commit, for the change lead time", () => {
+    expect(onlyEvent(githubSource.parse(signed('workflow_run.in_progress'))).committedAt).toBe(Date.parse('2024-06-28T14:41:09Z'));
+    const body = modifiedBody('github', 'workflow_run.completed', (b) => {
+      delete b.workflow_run.head_commit;
+    });
+    expect(onlyEvent(githubSource.parse(webhook(body, fixtureHeaders('github', 'workflow_run.completed')))).committedAt).toBeUndefined();
+  });
+
   it('maps a cancelled workflow run to canceled', () => {
     const body = modifiedBody('github', 'workflow_run.completed', (b) => {
       b.workflow_run.conclusion = 'cancelled';

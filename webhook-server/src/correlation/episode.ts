@@ -8,6 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ANNOTATION_LIMITS, type NewAnnotation } from '../../../src/common/annotation-contract.js';
+import { formatFacts } from '../../../src/common/annotation-facts.js';
+import { formatDuration } from '../../../src/common/duration.js';
 import type { MappedTarget } from '../mapping/mapping.js';
 import type { BridgeEvent, Outcome, SourceName } from '../sources/types.js';
 
@@ -22,6 +24,8 @@ export type EpisodeOutcome = Outcome | 'timed-out';
 export interface EpisodeState {
   startedAt?: number;
   endedAt?: number;
+  /** When the deployed commit was made, where a sender says. */
+  committedAt?: number;
   outcome?: EpisodeOutcome;
   /** Closed by the maximum open time rather than by a finish event; a real finish still replaces it. */
   autoClosed?: boolean;
@@ -112,6 +116,8 @@ export function mergeEvent(state: EpisodeState, event: BridgeEvent, target: Mapp
   const next: EpisodeState = { ...state };
   const startHint = event.phase === 'start' ? event.occurredAt : event.startedAt;
   if (startHint !== undefined) next.startedAt = next.startedAt === undefined ? startHint : Math.min(next.startedAt, startHint);
+  // Every event of one rollout names the same commit; the first that carries its time sets it.
+  if (event.committedAt !== undefined && next.committedAt === undefined) next.committedAt = event.committedAt;
 
   if (event.phase === 'finish') {
     const replaces = next.endedAt === undefined || next.autoClosed === true || event.occurredAt >= next.endedAt;
@@ -162,10 +168,15 @@ export function renderAnnotation(state: EpisodeState, marker: string): RenderedA
   const start = state.startedAt ?? state.endedAt;
   if (start === undefined) throw new Error('An episode has neither a start nor an end time.');
   const notes: string[] = [];
-  if (state.outcome && !state.autoClosed) notes.push(`Outcome: ${state.outcome}.`);
   if (state.autoClosed) {
     notes.push(`Closed by timemark: no finish event within ${formatDuration(state.maxOpenMs ?? 0)} of the start.`);
   }
+  // The outcome and the commit time as data, before the marker, which stays the last line.
+  const facts = formatFacts({
+    ...(state.outcome === undefined ? {} : { outcome: state.outcome }),
+    ...(state.committedAt === undefined ? {} : { committed: new Date(state.committedAt).toISOString() }),
+  });
+  if (facts !== '') notes.push(facts);
   const tail = [...notes, marker].join('\n');
   const body = state.description?.value ?? '';
   const room = ANNOTATION_LIMITS.description - tail.length - 1;
@@ -186,10 +197,4 @@ export function renderAnnotation(state: EpisodeState, marker: string): RenderedA
 function clip(text: string, limit: number): string {
   if (limit <= 0) return '';
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
-}
-
-export function formatDuration(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  return `${Math.round(ms / 1000)}s`;
 }

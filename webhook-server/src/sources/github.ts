@@ -254,6 +254,9 @@ function parseWorkflowRun(body: JsonReader, delivery: string | undefined): Parse
   }
   const occurredAt =
     action === 'requested' ? startedAt : parseRfc3339('workflow_run.updated_at', run.string('updated_at'));
+  // The head commit's time, for the change lead time; deployment events carry no commit time.
+  const committedText = run.optionalObject('head_commit')?.optionalString('timestamp');
+  const committedAt = committedText === undefined ? undefined : parseRfc3339('workflow_run.head_commit.timestamp', committedText);
   const event: BridgeEvent = {
     source: 'github',
     dedupeKey: dedupeKey(delivery, 'workflow_run', action, `${repository.key}:${id}:${attempt}`),
@@ -262,6 +265,7 @@ function parseWorkflowRun(body: JsonReader, delivery: string | undefined): Parse
     ...(outcome === undefined ? {} : { outcome }),
     occurredAt,
     startedAt,
+    ...(committedAt === undefined ? {} : { committedAt }),
     category: 'deploy',
     title: `Workflow ${name}${runNumber === undefined ? '' : ` #${runNumber}`} on ${repository.fullName}${branch === undefined ? '' : ` (${branch})`}`,
     description: run.optionalString('display_title') ?? `${name} at ${shortSha(sha)}`,

@@ -8,6 +8,7 @@
  * the same way for every source.
  */
 
+import type { Outcome as FactsOutcome } from '../../../src/common/annotation-facts.js';
 import { AuthenticationError, InputError } from '../../../src/common/errors.js';
 
 export const SOURCE_NAMES = ['github', 'gitlab', 'vercel', 'argocd', 'flux', 'monitor', 'alertmanager', 'grafana', 'pagerduty'] as const;
@@ -26,8 +27,12 @@ export interface IncomingWebhook {
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 
 export type Phase = 'start' | 'finish';
-/** `unknown`: the sender says it finished but gives no verdict (a GitHub run completed with a null conclusion). */
-export type Outcome = 'success' | 'failure' | 'canceled' | 'resolved' | 'error' | 'unknown';
+/**
+ * How a sender says a rollout or an alert episode finished: the facts line's vocabulary
+ * (src/common/annotation-facts.ts) but `timed-out`, which only the bridge itself decides.
+ * `unknown`: the sender says it finished but gives no verdict (a GitHub run completed with a null conclusion).
+ */
+export type Outcome = Exclude<FactsOutcome, 'timed-out'>;
 export type EventCategory = 'deploy' | 'incident';
 
 export interface BridgeEvent {
@@ -47,6 +52,8 @@ export interface BridgeEvent {
   occurredAt: number;
   /** The best known start of the span, when a finish carries it (e.g. Argo CD startedAt, Alertmanager startsAt). */
   startedAt?: number;
+  /** When the deployed commit was made (epoch ms), where the payload says (a GitHub workflow run's head commit). */
+  committedAt?: number;
   category: EventCategory;
   /** A default title; the mapping configuration may replace it with a template over `context`. */
   title: string;
