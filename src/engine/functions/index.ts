@@ -1,3 +1,4 @@
+import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
@@ -27,6 +28,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'type', title: 'Type functions', functions: TYPE_FUNCTIONS },
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
+  { name: 'array', title: 'Array functions', functions: ARRAY_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
