@@ -4,6 +4,7 @@ import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
+import { SERIES_FUNCTIONS } from './series.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TYPE_FUNCTIONS } from './type.js';
 import type { FunctionDef } from './types.js';
@@ -29,6 +30,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
   { name: 'array', title: 'Array functions', functions: ARRAY_FUNCTIONS },
+  { name: 'series', title: 'Time series functions', functions: SERIES_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
