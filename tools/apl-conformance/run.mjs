@@ -90,7 +90,8 @@ function playgroundQueries(pages) {
 function formApl(raw) {
   let form;
   try {
-    form = decodeURIComponent(raw);
+    // The Playground reads the form as a query string, where '+' stands for a space.
+    form = decodeURIComponent(raw.replaceAll('+', ' '));
   } catch {
     return undefined;
   }
