@@ -407,7 +407,7 @@ class QueryChecker {
       const argName = node.argNames?.[index];
       if (argName && arg.kind === 'Star') fail('syntax', `'*' takes no name; write ${argName.name} = <column> for one column`, argName);
       if (arg.kind === 'Star') {
-        if ((name !== 'arg_max' && name !== 'arg_min') || index === 0) fail('syntax', "'*' is only allowed after the first argument of arg_max() and arg_min()", arg);
+        if ((name !== 'arg_max' && name !== 'arg_min' && name !== 'spotlight') || index === 0) fail('syntax', "'*' is only allowed after the first argument of arg_max(), arg_min() and spotlight()", arg);
         const first = args[0]?.expr;
         for (const column of scope.columns) {
           if (column.hidden || keyInputs.includes(column.id)) continue;
