@@ -20,14 +20,17 @@ function withElements(c: SqlCall, index: number, name: string, body: (elements: 
   return reuse(jsonElements(c.arg(index)), name, body);
 }
 
-/** Whether a JSON element equals a value of a plan type: numbers as numbers, text as text, dynamic values as JSON text. */
+/**
+ * Whether a JSON element equals a value of a plan type: numbers as numbers, text as text,
+ * dynamic values as JSON text. DuckDB evaluates both sides of an AND, so the casts are TRY_CASTs.
+ */
 function elementEquals(element: string, value: string, type: ScalarType): string {
   switch (type) {
     case 'long':
     case 'real':
-      return `(json_type(${element}) IN ${NUMERIC_JSON} AND CAST(${element} AS DOUBLE) = ${value})`;
+      return `(json_type(${element}) IN ${NUMERIC_JSON} AND TRY_CAST(${element} AS DOUBLE) = ${value})`;
     case 'bool':
-      return `(json_type(${element}) = 'BOOLEAN' AND CAST(${element} AS BOOLEAN) = ${value})`;
+      return `(json_type(${element}) = 'BOOLEAN' AND TRY_CAST(${element} AS BOOLEAN) = ${value})`;
     case 'dynamic':
       return `(CAST(${element} AS VARCHAR) = ${value})`;
     default:
@@ -71,7 +74,7 @@ function clampIndex(index: string, length: string): string {
 function sortKey(element: string, desc: boolean, nullsLast: string): string {
   const nullGroup = `CASE WHEN ${nullsLast} THEN ${desc ? -1 : 9} ELSE ${desc ? 9 : -1} END`;
   const group = `CASE WHEN ${element} IS NULL OR json_type(${element}) = 'NULL' THEN ${nullGroup} WHEN json_type(${element}) IN ${NUMERIC_JSON} THEN 0 WHEN json_type(${element}) = 'BOOLEAN' THEN 1 WHEN json_type(${element}) = 'VARCHAR' THEN 2 ELSE 3 END`;
-  const number = `CASE WHEN json_type(${element}) IN ${NUMERIC_JSON} THEN CAST(${element} AS DOUBLE) WHEN json_type(${element}) = 'BOOLEAN' THEN CAST(CAST(${element} AS BOOLEAN) AS DOUBLE) END`;
+  const number = `CASE WHEN json_type(${element}) IN ${NUMERIC_JSON} THEN TRY_CAST(${element} AS DOUBLE) WHEN json_type(${element}) = 'BOOLEAN' THEN CAST(TRY_CAST(${element} AS BOOLEAN) AS DOUBLE) END`;
   const string = `CASE WHEN json_type(${element}) = 'VARCHAR' THEN json_extract_string(${element}, '$') ELSE CAST(${element} AS VARCHAR) END`;
   return `{'g': ${group}, 'n': ${number}, 's': ${string}, 'e': ${element}}`;
 }
@@ -180,7 +183,7 @@ export const ARRAY_FUNCTIONS: readonly FunctionDef[] = [
     reported: 'array',
     sql: (c) =>
       withElements(c, 0, 'ce', (conditions) => {
-        const element = `CASE WHEN json_type(${conditions}[i + 1]) <> 'BOOLEAN' THEN NULL WHEN CAST(${conditions}[i + 1] AS BOOLEAN) THEN ${choice(c, 1, 'i')} ELSE ${choice(c, 2, 'i')} END`;
+        const element = `CASE WHEN json_type(${conditions}[i + 1]) <> 'BOOLEAN' THEN NULL WHEN TRY_CAST(${conditions}[i + 1] AS BOOLEAN) THEN ${choice(c, 1, 'i')} ELSE ${choice(c, 2, 'i')} END`;
         return asArray(`list_transform(range(len(${conditions})), i -> ${element})`);
       }),
     examples: [
@@ -390,7 +393,7 @@ export const ARRAY_FUNCTIONS: readonly FunctionDef[] = [
     summary: 'The sum of the numeric elements of an array, as a real; null when it has none.',
     params: [dynamic('array')],
     returns: 'real',
-    sql: (c) => `list_sum(list_transform(list_filter(${jsonElements(c.arg(0))}, e -> json_type(e) IN ${NUMERIC_JSON}), e -> CAST(e AS DOUBLE)))`,
+    sql: (c) => `list_sum(list_transform(list_filter(${jsonElements(c.arg(0))}, e -> json_type(e) IN ${NUMERIC_JSON}), e -> TRY_CAST(e AS DOUBLE)))`,
     examples: [
       { apl: 'array_sum(dynamic([1, 2.5, "x", 3]))', result: 6.5, type: 'float' },
       { apl: 'array_sum(dynamic([]))', result: null },

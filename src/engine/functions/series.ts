@@ -18,7 +18,7 @@ const SERIES_OR_NUMBER: readonly ScalarType[] = ['dynamic', 'long', 'real'];
 
 /** The elements of a dynamic array as DOUBLE[]; null for anything but an array. */
 function numbers(sql: string): string {
-  return `list_transform(${jsonElements(sql)}, e -> CASE WHEN json_type(e) IN ${NUMERIC_JSON} THEN CAST(e AS DOUBLE) END)`;
+  return `list_transform(${jsonElements(sql)}, e -> CASE WHEN json_type(e) IN ${NUMERIC_JSON} THEN TRY_CAST(e AS DOUBLE) END)`;
 }
 
 /** A DOUBLE[] as a dynamic array, non-finite values as null. */
@@ -103,7 +103,10 @@ function twoSeries(c: SqlCall, body: (a: string, b: string) => string): string {
   return withSeries(c, 0, 'sa', (a) => withSeries(c, 1, 'sb', (b) => `CASE WHEN ${a} IS NULL OR ${b} IS NULL THEN NULL ELSE ${body(a, b)} END`));
 }
 
-/** The statistics of `series_stats`, in its order: min, min_idx, max, max_idx, avg, variance, stdev. */
+/**
+ * The statistics of `series_stats`, in its order: min, min_idx, max, max_idx, avg, variance,
+ * stdev. The aggregates skip nulls; the indexes are positions in the series as given.
+ */
 function statistics(series: string): [string, string][] {
   const min = `list_min(${series})`;
   const max = `list_max(${series})`;
@@ -370,10 +373,10 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'series_magnitude(dynamic([]))', result: 0 },
     ],
   },
-  binary('series_max', 'The larger of each element and the corresponding element of the other series (or a number).', { op: (a, b) => `greatest(${a}, ${b})`, length: 'longer', result: 'real' }, [
+  binary('series_max', 'The larger of each element and the corresponding element of the other series (or a number).', { op: (a, b) => `CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN greatest(${a}, ${b}) END`, length: 'longer', result: 'real' }, [
     { apl: 'series_max(dynamic([120, 150, 100]), dynamic([180, 130, 190]))', result: [180, 150, 190], type: 'array' },
   ]),
-  binary('series_min', 'The smaller of each element and the corresponding element of the other series (or a number).', { op: (a, b) => `least(${a}, ${b})`, length: 'longer', result: 'real' }, [
+  binary('series_min', 'The smaller of each element and the corresponding element of the other series (or a number).', { op: (a, b) => `CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN least(${a}, ${b}) END`, length: 'longer', result: 'real' }, [
     { apl: 'series_min(dynamic([120, 150, 100]), dynamic([180, 130, 190]))', result: [120, 130, 100], type: 'array' },
   ]),
   binary('series_multiply', 'The element-wise product of two series (or a series and a number), as long as the longer series; missing elements are null.', { op: (a, b) => `(${a} * ${b})`, length: 'longer', result: 'real' }, [
@@ -422,7 +425,7 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     params: [dynamic('array')],
     returns: 'dynamic',
     reported: 'array',
-    sql: (c) => withSeries(c, 0, 'st', (s) => `CASE WHEN ${s} IS NOT NULL THEN ${realArray(`[${statistics(`list_filter(${s}, v -> v IS NOT NULL)`).map(([, sql]) => sql).join(', ')}]`)} END`),
+    sql: (c) => withSeries(c, 0, 'st', (s) => `CASE WHEN ${s} IS NOT NULL THEN ${realArray(`[${statistics(s).map(([, sql]) => sql).join(', ')}]`)} END`),
     examples: [
       { apl: 'series_stats(dynamic([4, 1, 7, 7, null]))', result: [1, 1, 7, 2, 4.75, 8.25, Math.sqrt(8.25)], type: 'array' },
       { apl: 'series_stats(dynamic([]))', result: [null, null, null, null, null, null, null] },
@@ -436,7 +439,7 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     reported: 'object',
     sql: (c) =>
       withSeries(c, 0, 'st', (s) => {
-        const fields = statistics(`list_filter(${s}, v -> v IS NOT NULL)`).map(([name, sql]) => `'${name}', ${finite(sql)}`);
+        const fields = statistics(s).map(([name, sql]) => `'${name}', ${finite(sql)}`);
         return `CASE WHEN ${s} IS NOT NULL THEN CAST(json_object(${fields.join(', ')}) AS VARCHAR) END`;
       }),
     examples: [
