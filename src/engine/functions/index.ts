@@ -1,6 +1,7 @@
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
+import { HASH_FUNCTIONS } from './hash.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { STRING_FUNCTIONS } from './string.js';
@@ -27,6 +28,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'type', title: 'Type functions', functions: TYPE_FUNCTIONS },
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
+  { name: 'hash', title: 'Hash functions', functions: HASH_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
