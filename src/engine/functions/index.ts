@@ -2,6 +2,7 @@ import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { HASH_FUNCTIONS } from './hash.js';
+import { IP_FUNCTIONS } from './ip.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { STRING_FUNCTIONS } from './string.js';
@@ -29,6 +30,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
   { name: 'hash', title: 'Hash functions', functions: HASH_FUNCTIONS },
+  { name: 'ip', title: 'IP-address functions', functions: IP_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
