@@ -4,6 +4,8 @@ import { DATETIME_FUNCTIONS } from './datetime.js';
 import { HASH_FUNCTIONS } from './hash.js';
 import { IP_FUNCTIONS } from './ip.js';
 import { MATH_FUNCTIONS } from './math.js';
+import { METADATA_FUNCTIONS } from './metadata.js';
+import { PAIR_FUNCTIONS } from './pair.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TYPE_FUNCTIONS } from './type.js';
@@ -31,6 +33,8 @@ export const FAMILIES: readonly Family[] = [
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
   { name: 'hash', title: 'Hash functions', functions: HASH_FUNCTIONS },
   { name: 'ip', title: 'IP-address functions', functions: IP_FUNCTIONS },
+  { name: 'pair', title: 'Pair functions', functions: PAIR_FUNCTIONS },
+  { name: 'metadata', title: 'Metadata functions', functions: METADATA_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
