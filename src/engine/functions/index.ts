@@ -1,6 +1,7 @@
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
+import { GENAI_FUNCTIONS } from './genai.js';
 import { HASH_FUNCTIONS } from './hash.js';
 import { IP_FUNCTIONS } from './ip.js';
 import { MATH_FUNCTIONS } from './math.js';
@@ -35,6 +36,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'ip', title: 'IP-address functions', functions: IP_FUNCTIONS },
   { name: 'pair', title: 'Pair functions', functions: PAIR_FUNCTIONS },
   { name: 'metadata', title: 'Metadata functions', functions: METADATA_FUNCTIONS },
+  { name: 'genai', title: 'GenAI functions', functions: GENAI_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);
