@@ -8,6 +8,7 @@ import { MATH_FUNCTIONS } from './math.js';
 import { METADATA_FUNCTIONS } from './metadata.js';
 import { PAIR_FUNCTIONS } from './pair.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
+import { SQL_FUNCTIONS } from './sql.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TYPE_FUNCTIONS } from './type.js';
 import type { FunctionDef } from './types.js';
@@ -36,6 +37,7 @@ export const FAMILIES: readonly Family[] = [
   { name: 'ip', title: 'IP-address functions', functions: IP_FUNCTIONS },
   { name: 'pair', title: 'Pair functions', functions: PAIR_FUNCTIONS },
   { name: 'metadata', title: 'Metadata functions', functions: METADATA_FUNCTIONS },
+  { name: 'sql', title: 'SQL functions', functions: SQL_FUNCTIONS },
   { name: 'genai', title: 'GenAI functions', functions: GENAI_FUNCTIONS },
 ];
 
