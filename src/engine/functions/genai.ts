@@ -124,12 +124,18 @@ export const GENAI_FUNCTIONS: readonly FunctionDef[] = [
     summary: 'The texts of every message of a conversation, joined by a separator (a space by default); the empty string for no messages.',
     params: [messagesParam, text('separator', { optional: true })],
     returns: 'string',
-    sql: (c) => `coalesce(array_to_string(list_filter(list_transform(${elements(c)}, gm -> ${messageText('gm')}), gt -> gt IS NOT NULL), ${c.call.args.length > 1 ? c.arg(1) : "' '"}), '')`,
+    sql: (c) => {
+      const texts = `list_filter(list_transform(${elements(c)}, gm -> ${messageText('gm')}), gt -> gt IS NOT NULL)`;
+      if (c.call.args.length < 2) return `coalesce(array_to_string(${texts}, ' '), '')`;
+      // DuckDB joins with a constant separator only: each text after the first is prefixed with it instead.
+      return reuse(c.arg(1), 'gsep', (sep) => `coalesce(substr(array_to_string(list_transform(${texts}, gt -> ${sep} || gt), ''), length(${sep}) + 1), '')`);
+    },
     examples: [
       { apl: `genai_concat_contents(${CHAT}, ' | ')`, result: 'You are terse. | Weather in Lisbon? | {"temperature": 21} | 21 °C. | And tomorrow? | Sunny.', type: 'string' },
       { apl: `genai_concat_contents(${OTEL_CHAT})`, result: 'Hi Found it.' },
       { apl: "genai_concat_contents('[{\"role\": \"user\", \"content\": \"a\"}, {\"role\": \"assistant\", \"content\": \"b\"}]')", result: 'a b' },
       { apl: 'genai_concat_contents(dynamic(null))', result: '' },
+      { apl: `genai_concat_contents(${OTEL_CHAT}, method)`, result: 'HiGETFound it.' },
     ],
   },
   {
