@@ -1,7 +1,7 @@
 import type * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -505,6 +505,10 @@ class Parser {
       const value = parseDatetime(raw);
       if (value === undefined) {
         throw new AplError('syntax', `invalid datetime '${raw}'; expected a date or an ISO 8601 time such as 2024-01-15T14:00:00Z`, token);
+      }
+      if (value < INT64_MIN || value > INT64_MAX) {
+        // Datetimes are int64 nanoseconds since 1970, which reach from 1677 to 2262.
+        throw new AplError('syntax', `datetime '${raw}' is out of range; datetimes run from 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z`, token);
       }
       return { kind: 'Datetime', value, loc: this.locFrom(token) };
     }

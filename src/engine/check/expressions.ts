@@ -1,5 +1,5 @@
 import type * as Ast from '../apl/ast.js';
-import { parseDatetime } from '../apl/literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
 import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
@@ -217,7 +217,7 @@ function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, opera
   if (stringSide && (isNumeric(other.type) || other.type === 'bool')) return [asString(left), asString(right)];
   if (stringSide && (other.type === 'datetime' || other.type === 'timespan') && text.kind === 'literal' && typeof text.value === 'string') {
     const value = other.type === 'datetime' ? parseDatetime(text.value) : undefined;
-    if (value !== undefined) {
+    if (value !== undefined && value >= INT64_MIN && value <= INT64_MAX) {
       const converted = literal('datetime', value);
       return stringSide === 'left' ? [converted, right] : [left, converted];
     }
