@@ -131,8 +131,38 @@ export interface DistinctOperator extends Node<'Distinct'> {
 }
 
 export interface SearchOperator extends Node<'Search'> {
-  readonly term: StringLiteral;
+  readonly predicate: SearchPredicate;
   readonly caseSensitive: boolean;
+}
+
+/**
+ * `search`'s predicate: terms (`"x"`, `"*x*"`, `field:"x"`), `search *`, and/or/not over them,
+ * and any bool expression (`status == "500"`, `_time > ago(1h)`) among them.
+ */
+export type SearchPredicate = SearchTerm | SearchAll | SearchLogical | SearchNot | SearchExpression;
+
+/** A term, matched as the page's table says by where its `*` and `?` wildcards are. */
+export interface SearchTerm extends Node<'SearchTerm'> {
+  /** `field:"term"`; every searchable column when absent. */
+  readonly field: Identifier | undefined;
+  readonly term: StringLiteral;
+}
+
+/** `search *`: every row. */
+export type SearchAll = Node<'SearchAll'>;
+
+export interface SearchLogical extends Node<'SearchLogical'> {
+  readonly operator: 'and' | 'or';
+  readonly left: SearchPredicate;
+  readonly right: SearchPredicate;
+}
+
+export interface SearchNot extends Node<'SearchNot'> {
+  readonly operand: SearchPredicate;
+}
+
+export interface SearchExpression extends Node<'SearchExpression'> {
+  readonly expression: Expression;
 }
 
 // ── Scalar expressions ─────────────────────────────────────────────────────────────────────

@@ -203,11 +203,89 @@ class Parser {
         throw new AplError('syntax', `unknown search kind '${kind.name}'; expected case_sensitive or case_insensitive`, kind.loc);
       }
     }
-    const token = this.peek();
-    if (token.kind !== TokenKind.STRING) throw this.unexpected(token, 'the search term as a string, such as "timeout"');
+    if (this.peekName('in') && this.peekAt(1, TokenKind.PAREN_L)) {
+      throw new AplError('invalid_argument', 'search in (…) searches several datasets, which is not supported here; search one dataset with [\'dataset\'] | search …', this.peek());
+    }
+    if (this.atOperatorEnd()) throw this.unexpected(this.peek(), 'what to search for, such as "timeout", "*time*" or method:"GET"');
+    const predicate = this.parseSearchOr();
+    return { kind: 'Search', predicate, caseSensitive, loc: this.locFrom(start) };
+  }
+
+  private parseSearchOr(): Ast.SearchPredicate {
+    return this.parseSearchLogical('or', () => this.parseSearchLogical('and', () => this.parseSearchUnary()));
+  }
+
+  private parseSearchLogical(operator: 'and' | 'or', operand: () => Ast.SearchPredicate): Ast.SearchPredicate {
+    const start = this.peek();
+    let left = operand();
+    while (this.peekName(operator)) {
+      this.advance();
+      const right = operand();
+      left = { kind: 'SearchLogical', operator, left, right, loc: this.locFrom(start) };
+    }
+    return left;
+  }
+
+  /**
+   * One operand of a search predicate: a term, `field:term`, `*`, `not …`, a parenthesised
+   * predicate, or a bool expression. `(a + b) > 3` is an expression that starts like a group:
+   * a group followed by more of an expression is read again as an expression.
+   */
+  private parseSearchUnary(): Ast.SearchPredicate {
+    const start = this.peek();
+    this.enter();
+    try {
+      if (this.peekName('not')) {
+        this.advance();
+        return { kind: 'SearchNot', operand: this.parseSearchUnary(), loc: this.locFrom(start) };
+      }
+      if (start.kind === TokenKind.STAR && this.searchOperandEndsAt(1)) {
+        this.advance();
+        return { kind: 'SearchAll', loc: this.locFrom(start) };
+      }
+      if (start.kind === TokenKind.STRING && this.searchOperandEndsAt(1)) {
+        this.advance();
+        return { kind: 'SearchTerm', field: undefined, term: { kind: 'String', value: start.value, loc: this.locOf(start) }, loc: this.locFrom(start) };
+      }
+      const fieldTerm = this.trySearchFieldTerm();
+      if (fieldTerm) return fieldTerm;
+      if (start.kind === TokenKind.PAREN_L) {
+        const mark = this.index;
+        this.advance();
+        const inner = this.parseSearchOr();
+        this.expect(TokenKind.PAREN_R);
+        if (this.searchOperandEndsAt(0)) return inner;
+        this.index = mark;
+      }
+      return { kind: 'SearchExpression', expression: this.parseComparison(), loc: this.locFrom(start) };
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** `field:"term"` or `['geo.city']:"term"`, if that is what comes next. */
+  private trySearchFieldTerm(): Ast.SearchTerm | undefined {
+    const start = this.peek();
+    const bracketed = start.kind === TokenKind.BRACKET_L && this.peekAt(1, TokenKind.STRING) && this.peekAt(2, TokenKind.BRACKET_R);
+    if (!bracketed && (start.kind !== TokenKind.NAME || start.value.startsWith('!'))) return undefined;
+    const mark = this.index;
+    const field = this.parseColumnName();
+    if (!this.accept(TokenKind.COLON)) {
+      this.index = mark;
+      return undefined;
+    }
+    const term = this.peek();
+    if (term.kind !== TokenKind.STRING) throw this.unexpected(term, `the term to find in '${field.name}' as a string, such as ${field.name}:"GET"`);
     this.advance();
-    const term: Ast.StringLiteral = { kind: 'String', value: token.value, loc: this.locFrom(token) };
-    return { kind: 'Search', term, caseSensitive, loc: this.locFrom(start) };
+    return { kind: 'SearchTerm', field, term: { kind: 'String', value: term.value, loc: this.locOf(term) }, loc: this.locFrom(start) };
+  }
+
+  /** Whether the search operand ends `ahead` tokens on: at `and`, `or`, `)`, `|` or the end. */
+  private searchOperandEndsAt(ahead: number): boolean {
+    const token = this.tokens[this.index + ahead];
+    if (!token) return true;
+    if (token.kind === TokenKind.NAME) return token.value === 'and' || token.value === 'or';
+    return token.kind === TokenKind.PAREN_R || token.kind === TokenKind.PIPE || token.kind === TokenKind.EOF || token.kind === TokenKind.SEMICOLON;
   }
 
   private parseAssignment(): Ast.Assignment {

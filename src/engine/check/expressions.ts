@@ -5,6 +5,7 @@ import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
 import { arity, bindFunction, bindTypeName, paramAt } from '../functions/bind.js';
 import { FUNCTION_NAMES, functionNamed } from '../functions/index.js';
+import { anyColumn } from './search.js';
 import { TYPE_NAMES, asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
 
 const COMPARISONS: Readonly<Record<string, Operator>> = {
@@ -161,6 +162,7 @@ function bindUnary(node: Ast.Unary, scope: Scope, context: BindContext): Expr {
 }
 
 function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr {
+  if (node.left.kind === 'Star') return bindAnyColumn(node, scope, context);
   const left = bindExpression(node.left, scope, context);
   const right = bindExpression(node.right, scope, context);
   const operator = node.operator;
@@ -195,6 +197,24 @@ function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr 
   if (!fn) return fail('syntax', `unknown operator '${operator}'`, at);
   const predicate = call(fn, [asString(left), asString(right)], 'bool', caseSensitive);
   return negated ? call('not', [predicate], 'bool') : predicate;
+}
+
+/**
+ * `* has "x"`: the string operator (or `matches regex`) true for any searchable column, as
+ * `search` does (check/search.ts). Negated forms are refused: whether they would mean "no
+ * column" or "some column" is a guess; `not(* has "x")` says which.
+ */
+function bindAnyColumn(node: Ast.Binary, scope: Scope, context: BindContext): Expr {
+  const operator = node.operator;
+  const at = { loc: node.operatorLoc };
+  const negated = operator.startsWith('!');
+  const base = negated ? operator.slice(1) : operator;
+  const caseSensitive = base.endsWith('_cs');
+  const fn = operator === 'matches regex' ? 'regex' : STRING_PREDICATES[caseSensitive ? base.slice(0, -3) : base];
+  if (!fn) fail('syntax', `'*' stands for every field only before a string operator such as has, contains or matches regex, not '${operator}'`, at);
+  if (negated) fail('syntax', `'* ${operator}' is ambiguous; write not(* ${base} …) for rows where no field matches`, at);
+  const right = asString(bindExpression(node.right, scope, context));
+  return anyColumn(scope.columns, (text) => call(fn, [text, right], 'bool', fn === 'regex' ? true : caseSensitive));
 }
 
 /**

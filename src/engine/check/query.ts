@@ -7,8 +7,9 @@ import { bindAggregation } from '../aggregations/bind.js';
 import { isAggregateName } from '../aggregations/index.js';
 import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
 import { functionNamed } from '../functions/index.js';
-import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
+import { asString, call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, findColumn, unknownField } from './expressions.js';
+import { anyColumn, termTest } from './search.js';
 import { withVirtualFields } from './virtual-fields.js';
 
 export interface CheckOptions {
@@ -428,12 +429,30 @@ class QueryChecker {
   }
 
   private search(node: PlanNode, operator: Ast.SearchOperator): PlanNode {
-    const term = literal('string', operator.term.value);
-    const tests = visible(node)
-      .filter((column) => column.type === 'string' || column.type === 'dynamic')
-      .map((column) => call('has', [column.type === 'string' ? refOf(column) : call('tostring', [refOf(column)], 'string'), term], 'bool', operator.caseSensitive));
-    const predicate = tests.reduce<Expr | undefined>((all, test) => (all ? call('or', [all, test], 'bool') : test), undefined) ?? literal('bool', false);
-    return this.builder.filter(node, predicate);
+    return this.builder.filter(node, this.searchPredicate(operator.predicate, node, operator.caseSensitive));
+  }
+
+  /** A search predicate as the `where` it means (the search page's table of equivalents). */
+  private searchPredicate(predicate: Ast.SearchPredicate, node: PlanNode, caseSensitive: boolean): Expr {
+    switch (predicate.kind) {
+      case 'SearchAll':
+        return literal('bool', true);
+      case 'SearchTerm': {
+        const test = termTest(predicate.term.value, caseSensitive);
+        if (!predicate.field) return anyColumn(node.columns, test);
+        const column = findColumn(this.scope(node), predicate.field.name) ?? unknownField(predicate.field.name, this.scope(node), predicate.field);
+        return test(asString(refOf(column)));
+      }
+      case 'SearchLogical':
+        return call(predicate.operator, [this.searchPredicate(predicate.left, node, caseSensitive), this.searchPredicate(predicate.right, node, caseSensitive)], 'bool');
+      case 'SearchNot':
+        return call('not', [this.searchPredicate(predicate.operand, node, caseSensitive)], 'bool');
+      case 'SearchExpression': {
+        const bound = this.bind(predicate.expression, node);
+        if (bound.type !== 'bool') fail('type_mismatch', `a search predicate must be a term such as "error" or a bool expression, got ${bound.type}`, predicate);
+        return bound;
+      }
+    }
   }
 }
 
