@@ -72,10 +72,16 @@ export interface ProjectOperator extends Node<'Project'> {
   readonly assignments: readonly Assignment[];
 }
 
-/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`. */
+/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`, `['geo.']*`. */
 export interface NamePattern extends Node<'NamePattern'> {
+  /** As written, brackets left out: `geo.*`. */
   readonly pattern: string;
   readonly wildcard: boolean;
+  /**
+   * The literal text between the wildcards (`['a', '']` for `a*`): a `*` inside a bracketed name
+   * is a character of the name, not a wildcard.
+   */
+  readonly parts: readonly string[];
 }
 
 export interface ProjectAwayOperator extends Node<'ProjectAway'> {
@@ -96,7 +102,13 @@ export interface ProjectRenameOperator extends Node<'ProjectRename'> {
 }
 
 export interface ProjectReorderOperator extends Node<'ProjectReorder'> {
-  readonly patterns: readonly NamePattern[];
+  readonly keys: readonly ReorderKey[];
+}
+
+/** `repo* desc`: the columns a pattern takes, in their order or sorted by name. */
+export interface ReorderKey extends Node<'ReorderKey'> {
+  readonly pattern: NamePattern;
+  readonly order: 'asc' | 'desc' | 'granny-asc' | 'granny-desc' | undefined;
 }
 
 export interface SummarizeOperator extends Node<'Summarize'> {

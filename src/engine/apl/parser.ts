@@ -142,7 +142,7 @@ class Parser {
       case 'project-keep':
         return { kind: 'ProjectKeep', patterns: this.parseList(() => this.parseNamePattern()), loc: this.locFrom(token) };
       case 'project-reorder':
-        return { kind: 'ProjectReorder', patterns: this.parseList(() => this.parseNamePattern()), loc: this.locFrom(token) };
+        return { kind: 'ProjectReorder', keys: this.parseList(() => this.parseReorderKey()), loc: this.locFrom(token) };
       case 'project-rename':
         return { kind: 'ProjectRename', renames: this.parseList(() => this.parseRename()), loc: this.locFrom(token) };
       case 'summarize':
@@ -333,23 +333,52 @@ class Parser {
     return { kind: 'Identifier', name, loc: this.locFrom(start) };
   }
 
-  /** A name with `*` wildcards, written without spaces (`geo.*`, `*_ms`), or bracketed. */
+  /**
+   * A name with `*` wildcards, written without spaces (`geo.*`, `*_ms`), or bracketed and then
+   * perhaps followed by a wildcard (`['geo.']*`).
+   */
   private parseNamePattern(): Ast.NamePattern {
     const start = this.peek();
-    if (start.kind === TokenKind.BRACKET_L) {
-      return { kind: 'NamePattern', pattern: this.parseBracketedName(), wildcard: false, loc: this.locFrom(start) };
-    }
+    const parts = [''];
     let pattern = '';
-    let wildcard = false;
+    const append = (text: string): void => {
+      parts[parts.length - 1] += text;
+      pattern += text;
+    };
     do {
       const token = this.peek();
-      if (token.kind === TokenKind.STAR) wildcard = true;
-      else if (token.kind !== TokenKind.NAME && token.kind !== TokenKind.DOT && token.kind !== TokenKind.INT) break;
-      pattern += token.kind === TokenKind.STAR ? '*' : token.kind === TokenKind.DOT ? '.' : token.value;
-      this.advance();
+      if (token.kind === TokenKind.STAR) {
+        parts.push('');
+        pattern += '*';
+        this.advance();
+      } else if (token.kind === TokenKind.BRACKET_L && this.peekAt(1, TokenKind.STRING)) {
+        append(this.parseBracketedName());
+      } else if (token.kind === TokenKind.NAME || token.kind === TokenKind.DOT || token.kind === TokenKind.INT) {
+        append(token.kind === TokenKind.DOT ? '.' : token.value);
+        this.advance();
+      } else {
+        break;
+      }
     } while (this.adjacent());
     if (pattern === '') throw this.unexpected(start, 'a column name or a pattern such as geo.*');
-    return { kind: 'NamePattern', pattern, wildcard, loc: this.locFrom(start) };
+    return { kind: 'NamePattern', pattern, wildcard: parts.length > 1, parts, loc: this.locFrom(start) };
+  }
+
+  /** `name`, `pattern*`, `*`, each perhaps with asc, desc, granny-asc or granny-desc. */
+  private parseReorderKey(): Ast.ReorderKey {
+    const start = this.peek();
+    const pattern = this.parseNamePattern();
+    let order: Ast.ReorderKey['order'];
+    if (this.peekName('asc') || this.peekName('desc')) {
+      order = this.advance().value as 'asc' | 'desc';
+    } else if (this.peekName('granny') && this.peekAt(1, TokenKind.MINUS)) {
+      this.advance();
+      this.advance();
+      const direction = this.peek();
+      if (!this.adjacent() || (!this.peekName('asc') && !this.peekName('desc'))) throw this.unexpected(direction, "'granny-asc' or 'granny-desc'");
+      order = `granny-${this.advance().value}` as 'granny-asc' | 'granny-desc';
+    }
+    return { kind: 'ReorderKey', pattern, order, loc: this.locFrom(start) };
   }
 
   private parseSortKey(): Ast.SortKey {

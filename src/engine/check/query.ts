@@ -118,11 +118,8 @@ class QueryChecker {
         const keep = new Set(this.matchPatterns(node, operator.patterns).map((column) => column.id));
         return this.passThrough(node, visible(node).filter((column) => keep.has(column.id)), operator);
       }
-      case 'ProjectReorder': {
-        const first = this.matchPatterns(node, operator.patterns);
-        const ids = new Set(first.map((column) => column.id));
-        return this.passThrough(node, [...first, ...visible(node).filter((column) => !ids.has(column.id))], operator);
-      }
+      case 'ProjectReorder':
+        return this.passThrough(node, this.reorder(node, operator.keys), operator);
       case 'ProjectRename':
         return this.rename(node, operator);
       case 'Summarize':
@@ -233,7 +230,7 @@ class QueryChecker {
         seen.add(column.id);
         continue;
       }
-      const regex = wildcardRegex(pattern.pattern);
+      const regex = wildcardRegex(pattern.parts);
       for (const column of visible(node)) {
         if (regex.test(column.name) && !seen.has(column.id)) {
           seen.add(column.id);
@@ -242,6 +239,33 @@ class QueryChecker {
       }
     }
     return result;
+  }
+
+  /**
+   * project-reorder: each column goes to the key that names it, else to the first wildcard key
+   * that matches it, else to a bare `*` (so `trace_id, *, span_id` ends with span_id); the keys'
+   * columns follow one another in key order, each key's in their input order or sorted by name
+   * (`asc`, `desc`, and the granny forms, which compare runs of digits as numbers); columns no
+   * key takes follow in their input order.
+   */
+  private reorder(node: PlanNode, keys: readonly Ast.ReorderKey[]): PlanColumn[] {
+    const columns = visible(node);
+    const claimed = new Map<number, number>();
+    keys.forEach((key, index) => {
+      if (key.pattern.wildcard) return;
+      const column = findColumn(this.scope(node), key.pattern.pattern) ?? unknownField(key.pattern.pattern, this.scope(node), key.pattern);
+      if (!claimed.has(column.id)) claimed.set(column.id, index);
+    });
+    const everything = (key: Ast.ReorderKey): boolean => key.pattern.parts.every((part) => part === '');
+    for (const pass of [false, true]) {
+      keys.forEach((key, index) => {
+        if (!key.pattern.wildcard || everything(key) !== pass) return;
+        const regex = wildcardRegex(key.pattern.parts);
+        for (const column of columns) if (!claimed.has(column.id) && regex.test(column.name)) claimed.set(column.id, index);
+      });
+    }
+    const ordered = keys.flatMap((key, index) => sortColumnNames(columns.filter((column) => claimed.get(column.id) === index), key.order));
+    return [...ordered, ...columns.filter((column) => !claimed.has(column.id))];
   }
 
   // ── Ordering and limits ──────────────────────────────────────────────────────────────────
@@ -513,7 +537,32 @@ function reportedTypeOf(expr: Expr): string {
   return REPORTED_TYPES[expr.type];
 }
 
-function wildcardRegex(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+function wildcardRegex(parts: readonly string[]): RegExp {
+  const escaped = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`, 's');
+}
+
+function sortColumnNames(columns: PlanColumn[], order: Ast.ReorderKey['order']): PlanColumn[] {
+  if (order === undefined) return columns;
+  const compare = order.startsWith('granny') ? grannyCompare : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sign = order.endsWith('desc') ? -1 : 1;
+  return [...columns].sort((a, b) => sign * compare(a.name, b.name));
+}
+
+/** Names compared run by run, a run of digits by its number: `b9` before `b50`. */
+function grannyCompare(a: string, b: string): number {
+  const runs = (name: string): string[] => name.match(/\d+|\D+/g) ?? [];
+  const left = runs(a);
+  const right = runs(b);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const x = left[i] as string;
+    const y = right[i] as string;
+    if (x === y) continue;
+    if (/^\d/.test(x) && /^\d/.test(y)) {
+      const difference = BigInt(x) - BigInt(y);
+      if (difference !== 0n) return difference < 0n ? -1 : 1;
+    }
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
 }

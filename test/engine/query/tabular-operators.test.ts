@@ -19,11 +19,22 @@ const HTTP = [
   { _time: '2024-05-01T12:00:03Z', id: 'u4', method: 'PUT', uri: '/a/Padding-FG', status: '201', content_type: 'application/json', req_duration_ms: 40, is_tls: true, user_agent: 'Mozilla/5.0 (Mac)', geo: { city: 'Berlin', country: 'Germany' }, message: 'text written' },
 ];
 
+const TRACES = [
+  { _time: '2024-05-01T12:00:00Z', trace_id: 't1', span_id: 's1', duration: '00:00:01', service: { name: 'frontend' }, kind: 'server', status_code: 'OK' },
+  { _time: '2024-05-01T12:00:01Z', trace_id: 't1', span_id: 's2', duration: '00:00:05', service: { name: 'cart' }, kind: 'client', status_code: 'ERROR' },
+];
+
+const PUSHES = [
+  { _time: '2024-05-01T12:00:00Z', id: 'p1', push_id: 7, ref: 'refs/heads/main', size: 2, size_large: 20, num_commits: 2, repo: 'axiomhq/docs', repo_owner: 'axiomhq', b9: 1, b50: 2, commits: 'a,b' },
+];
+
 const WINDOW = { startTime: '2024-05-01T00:00:00Z', endTime: '2024-05-02T00:00:00Z' };
 const NOW = 1_714_608_000_000_000_000n;
 
 const fixture = useTestStore(async (store) => {
   await store.load('sample-http-logs', HTTP);
+  await store.load('otel-demo-traces', TRACES);
+  await store.load('github-push-event', PUSHES);
 });
 
 async function result(apl: string): Promise<TabularResult> {
@@ -129,5 +140,46 @@ describe('where * …', () => {
   it('refuses * with other operators and in negated forms', async () => {
     expect(await errorOf(`${LOGS} | where * == "GET"`)).toBe("line 1, column 32: '*' stands for every field only before a string operator such as has, contains or matches regex, not '=='");
     expect(await errorOf(`${LOGS} | where * !has "GET"`)).toBe("line 1, column 32: '* !has' is ambiguous; write not(* has …) for rows where no field matches");
+  });
+});
+
+describe('project-reorder, project-away and project-keep', () => {
+  it('puts the named fields first and the rest in their order', async () => {
+    expect(await names(`${LOGS} | project-reorder _time, method, status, uri, req_duration_ms, ['geo.city'], ['geo.country']`)).toEqual([
+      '_time', 'method', 'status', 'uri', 'req_duration_ms', 'geo.city', 'geo.country', '_sysTime', 'content_type', 'id', 'is_tls', 'message', 'user_agent',
+    ]);
+    expect(await names(`['otel-demo-traces'] | project-reorder _time, ['service.name'], kind, status_code, trace_id, span_id, duration`)).toEqual([
+      '_time', 'service.name', 'kind', 'status_code', 'trace_id', 'span_id', 'duration', '_sysTime',
+    ]);
+  });
+
+  it('takes * as the place of every field no other key names: trace_id, *, span_id ends with span_id', async () => {
+    expect(await names(`['otel-demo-traces'] | project-reorder trace_id, *, span_id`)).toEqual([
+      'trace_id', '_sysTime', '_time', 'duration', 'kind', 'service.name', 'status_code', 'span_id',
+    ]);
+    expect(await names(`['otel-demo-traces'] | project-reorder * desc`)).toEqual([
+      'trace_id', 'status_code', 'span_id', 'service.name', 'kind', 'duration', '_time', '_sysTime',
+    ]);
+  });
+
+  it('sorts the fields a wildcard takes by name with asc, desc and the granny forms', async () => {
+    const push = "['github-push-event'] | project-away _time, _sysTime, commits, id, push_id, ref, num_commits";
+    expect(await names(`${push} | project-reorder repo*, size*, b* asc`)).toEqual(['repo', 'repo_owner', 'size', 'size_large', 'b50', 'b9']);
+    expect(await names(`${push} | project-reorder b* granny-asc, size* desc`)).toEqual(['b9', 'b50', 'size_large', 'size', 'repo', 'repo_owner']);
+    expect(await names(`${push} | project-reorder b* granny-desc`)).toEqual(['b50', 'b9', 'repo', 'repo_owner', 'size', 'size_large']);
+    expect(await names(`['github-push-event'] | project-reorder repo*, num_commits, push_id, ref, size, ['id'], size_large desc`)).toEqual([
+      'repo', 'repo_owner', 'num_commits', 'push_id', 'ref', 'size', 'id', 'size_large', '_sysTime', '_time', 'b50', 'b9', 'commits',
+    ]);
+  });
+
+  it("reads ['prefix']* as a wildcard in project-away and project-keep", async () => {
+    expect(await names(`${LOGS} | project-away status*, user*, is*, ['geo.']*`)).toEqual(['_sysTime', '_time', 'content_type', 'id', 'message', 'method', 'req_duration_ms', 'uri']);
+    expect(await names(`${LOGS} | project-keep req*, content*, ['geo.']*`)).toEqual(['content_type', 'geo.city', 'geo.country', 'req_duration_ms']);
+    expect(await names(`['github-push-event'] | project-keep size*, repo*, ['commits']*, id*`)).toEqual(['commits', 'id', 'repo', 'repo_owner', 'size', 'size_large']);
+  });
+
+  it('says what is wrong, where', async () => {
+    expect(await errorOf(`${LOGS} | project-reorder metod`)).toBe("line 1, column 40: unknown field 'metod'; did you mean 'method'?");
+    expect(await errorOf(`${LOGS} | project-reorder method granny-up`)).toBe("line 1, column 54: expected 'granny-asc' or 'granny-desc', found 'up'");
   });
 });
