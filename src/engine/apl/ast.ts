@@ -52,7 +52,12 @@ export type Operator =
   | TopOperator
   | CountOperator
   | DistinctOperator
-  | SearchOperator;
+  | SearchOperator
+  | ParseOperator
+  | ParseKvOperator
+  | ExtendValidOperator
+  | SampleOperator
+  | RedactOperator;
 
 export interface WhereOperator extends Node<'Where'> {
   readonly predicate: Expression;
@@ -175,6 +180,57 @@ export interface SearchNot extends Node<'SearchNot'> {
 
 export interface SearchExpression extends Node<'SearchExpression'> {
   readonly expression: Expression;
+}
+
+/** `parse` and `parse-where` (`where`: rows the pattern does not match are dropped). */
+export interface ParseOperator extends Node<'Parse'> {
+  readonly mode: 'simple' | 'relaxed' | 'regex';
+  /** Regular expression flags of `kind=regex` (`flags=i`), as written. */
+  readonly flags: StringLiteral | undefined;
+  readonly source: Expression;
+  readonly pattern: readonly ParseItem[];
+  readonly where: boolean;
+}
+
+export type ParseItem = ParseWildcard | StringLiteral | ParseCapture;
+
+/** `*` in a parse pattern: any text, as little as the rest allows. */
+export type ParseWildcard = Node<'ParseWildcard'>;
+
+/** `name` or `name:type`: a column the matched text goes to. */
+export interface ParseCapture extends Node<'ParseCapture'> {
+  readonly name: Identifier;
+  readonly type: Identifier | undefined;
+}
+
+/** `parse-kv text as (k1, k2:long) with (pair_delimiter=';', kv_delimiter='=', quote='"')`. */
+export interface ParseKvOperator extends Node<'ParseKv'> {
+  readonly source: Expression;
+  readonly keys: readonly ParseCapture[];
+  readonly options: readonly NamedOption[];
+}
+
+/** `name = value` in an operator's option list: `replaceToken="x"`, `pair_delimiter=';'`. */
+export interface NamedOption extends Node<'NamedOption'> {
+  readonly name: Identifier;
+  readonly value: Expression;
+}
+
+/** `extend-valid`: extend, keeping a field's value where the new one cannot be computed. */
+export interface ExtendValidOperator extends Node<'ExtendValid'> {
+  readonly assignments: readonly Assignment[];
+}
+
+export interface SampleOperator extends Node<'Sample'> {
+  readonly proportion: Expression;
+}
+
+/** `redact [options] regex, … [on field, …]`. */
+export interface RedactOperator extends Node<'Redact'> {
+  readonly options: readonly NamedOption[];
+  readonly patterns: readonly Expression[];
+  /** Empty: every string field. */
+  readonly fields: readonly NamePattern[];
 }
 
 // ── Scalar expressions ─────────────────────────────────────────────────────────────────────

@@ -30,6 +30,12 @@ export const TABULAR_OPERATORS = [
   'count',
   'distinct',
   'search',
+  'parse',
+  'parse-where',
+  'parse-kv',
+  'extend-valid',
+  'sample',
+  'redact',
 ] as const;
 
 /** String and set operators that sit between two operands, as they are spelled. */
@@ -165,6 +171,17 @@ class Parser {
         return this.parseDistinct(token);
       case 'search':
         return this.parseSearch(token);
+      case 'parse':
+      case 'parse-where':
+        return this.parseParse(token, token.value === 'parse-where');
+      case 'parse-kv':
+        return this.parseParseKv(token);
+      case 'extend-valid':
+        return { kind: 'ExtendValid', assignments: this.parseList(() => this.parseAssignment()), loc: this.locFrom(token) };
+      case 'sample':
+        return { kind: 'Sample', proportion: this.parseExpression(), loc: this.locFrom(token) };
+      case 'redact':
+        return this.parseRedact(token);
       default: {
         const suggestion = closestName(token.value, TABULAR_OPERATORS);
         const hint = suggestion ? `; did you mean '${suggestion}'?` : `; expected one of ${TABULAR_OPERATORS.join(', ')}`;
@@ -286,6 +303,95 @@ class Parser {
     if (!token) return true;
     if (token.kind === TokenKind.NAME) return token.value === 'and' || token.value === 'or';
     return token.kind === TokenKind.PAREN_R || token.kind === TokenKind.PIPE || token.kind === TokenKind.EOF || token.kind === TokenKind.SEMICOLON;
+  }
+
+  /** `parse [kind=simple|relaxed|regex] [flags=…] expression with [*] "text" name[:type] …`. */
+  private parseParse(start: Token, where: boolean): Ast.ParseOperator {
+    let mode: Ast.ParseOperator['mode'] = 'simple';
+    let flags: Ast.StringLiteral | undefined;
+    if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
+      this.advance();
+      this.advance();
+      const kind = this.parseIdentifier('simple, relaxed or regex');
+      if (kind.name !== 'simple' && kind.name !== 'relaxed' && kind.name !== 'regex') {
+        throw new AplError('syntax', `unknown parse kind '${kind.name}'; expected simple, relaxed or regex`, kind.loc);
+      }
+      mode = kind.name;
+    }
+    if (this.peekName('flags') && this.peekAt(1, TokenKind.ASSIGN)) {
+      this.advance();
+      this.advance();
+      const token = this.peek();
+      if (token.kind !== TokenKind.NAME && token.kind !== TokenKind.STRING) throw this.unexpected(token, 'regular expression flags such as i or Us');
+      this.advance();
+      flags = { kind: 'String', value: token.value, loc: this.locOf(token) };
+    }
+    const source = this.parseExpression();
+    this.expectName('with');
+    const pattern: Ast.ParseItem[] = [];
+    while (!this.atOperatorEnd()) {
+      const token = this.peek();
+      if (token.kind === TokenKind.STAR) {
+        this.advance();
+        pattern.push({ kind: 'ParseWildcard', loc: this.locOf(token) });
+      } else if (token.kind === TokenKind.STRING) {
+        this.advance();
+        pattern.push({ kind: 'String', value: token.value, loc: this.locOf(token) });
+      } else if (token.kind === TokenKind.NAME || token.kind === TokenKind.BRACKET_L) {
+        pattern.push(this.parseCapture());
+      } else {
+        throw this.unexpected(token, "'*', a string or a column name of the pattern");
+      }
+    }
+    if (pattern.length === 0) throw this.unexpected(this.peek(), 'the pattern to parse, such as * "id=" id:long');
+    return { kind: 'Parse', mode, flags, source, pattern, where, loc: this.locFrom(start) };
+  }
+
+  /** `name` or `name:type`. */
+  private parseCapture(): Ast.ParseCapture {
+    const start = this.peek();
+    const name = this.parseColumnName();
+    let type: Ast.Identifier | undefined;
+    if (this.accept(TokenKind.COLON)) type = this.parseIdentifier('a type such as string, long, real, datetime or bool');
+    return { kind: 'ParseCapture', name, type, loc: this.locFrom(start) };
+  }
+
+  /** `parse-kv expression as (key[:type], …) with (option = value, …)`. */
+  private parseParseKv(start: Token): Ast.ParseKvOperator {
+    const source = this.parseExpression();
+    this.expectName('as');
+    this.expect(TokenKind.PAREN_L);
+    const keys = this.parseList(() => this.parseCapture());
+    this.expect(TokenKind.PAREN_R);
+    let options: Ast.NamedOption[] = [];
+    if (this.peekName('with')) {
+      this.advance();
+      this.expect(TokenKind.PAREN_L);
+      options = this.parseList(() => this.parseNamedOption());
+      this.expect(TokenKind.PAREN_R);
+    }
+    return { kind: 'ParseKv', source, keys, options, loc: this.locFrom(start) };
+  }
+
+  private parseNamedOption(): Ast.NamedOption {
+    const start = this.peek();
+    const name = this.parseIdentifier('an option name');
+    this.expect(TokenKind.ASSIGN);
+    return { kind: 'NamedOption', name, value: this.parseExpression(), loc: this.locFrom(start) };
+  }
+
+  /** `redact [replaceToken=…] [replaceHash=…] [redactGroups=…] regex, … [on field, …]`. */
+  private parseRedact(start: Token): Ast.RedactOperator {
+    const options: Ast.NamedOption[] = [];
+    while (this.peek().kind === TokenKind.NAME && this.peekAt(1, TokenKind.ASSIGN)) options.push(this.parseNamedOption());
+    if (this.atOperatorEnd() || this.peekName('on')) throw this.unexpected(this.peek(), "the regular expression of what to redact, such as @'\\d{3}-\\d{2}-\\d{4}'");
+    const patterns = this.parseList(() => this.parseExpression());
+    let fields: Ast.NamePattern[] = [];
+    if (this.peekName('on')) {
+      this.advance();
+      fields = this.parseList(() => this.parseNamePattern());
+    }
+    return { kind: 'Redact', options, patterns, fields, loc: this.locFrom(start) };
   }
 
   private parseAssignment(): Ast.Assignment {

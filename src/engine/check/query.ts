@@ -9,6 +9,8 @@ import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
 import { functionNamed } from '../functions/index.js';
 import { asString, call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, findColumn, unknownField } from './expressions.js';
+import { bindParse, bindParseKv, type Extracted } from './parse.js';
+import { bindRedact } from './redact.js';
 import { anyColumn, termTest } from './search.js';
 import { withVirtualFields } from './virtual-fields.js';
 
@@ -138,6 +140,18 @@ class QueryChecker {
         return this.distinct(node, operator);
       case 'Search':
         return this.search(node, operator);
+      case 'Parse': {
+        const { columns, matched } = bindParse(operator, this.bind(operator.source, node));
+        return this.addColumns(operator.where ? this.builder.filter(node, matched) : node, columns);
+      }
+      case 'ParseKv':
+        return this.addColumns(node, bindParseKv(operator, this.bind(operator.source, node)));
+      case 'ExtendValid':
+        return this.extendValid(node, operator.assignments);
+      case 'Sample':
+        return this.builder.filter(node, call('lt', [call('rand', [], 'real'), literal('real', this.proportion(operator))], 'bool'));
+      case 'Redact':
+        return this.redact(node, operator);
     }
   }
 
@@ -175,6 +189,68 @@ class QueryChecker {
     const replaced = new Set(added.map((item) => item.column.name));
     const kept = node.columns.filter((column) => column.hidden || !replaced.has(column.name)).map(passThroughOf);
     return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /** Columns computed from the input (parse, parse-kv), added as extend adds them: a column of the same name is replaced. */
+  private addColumns(node: PlanNode, extracted: readonly Extracted[]): PlanNode {
+    const names = new Set<string>();
+    const added = extracted.map(({ name, value }) => {
+      if (names.has(name.name)) fail('invalid_argument', `column '${name.name}' is extracted twice`, name);
+      names.add(name.name);
+      return { column: this.builder.column({ name: name.name, type: value.type }), expr: value };
+    });
+    const kept = node.columns.filter((column) => column.hidden || !names.has(column.name)).map(passThroughOf);
+    return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /**
+   * extend-valid: each new value where it is valid — every field it reads is present and the
+   * value itself is not null — and elsewhere the field's value before (null for a new field).
+   */
+  private extendValid(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
+    const added = this.bindAssignments(node, assignments, true).map((item, index) => {
+      const before = findColumn(this.scope(node), item.column.name);
+      const assignment = assignments[index] as Ast.Assignment;
+      if (before && before.type !== item.expr.type) {
+        fail('type_mismatch', `extend-valid keeps '${before.name}' (${before.type}) where the new value is not valid, so the new value must be a ${before.type} too, got ${item.expr.type}`, assignment);
+      }
+      const read = columnsReadBy(item.expr);
+      const valid = node.columns
+        .filter((column) => read.has(column.id))
+        .map((column) => call('isnotnull', [refOf(column)], 'bool'))
+        .reduce((all, test) => call('and', [all, test], 'bool'), call('isnotnull', [item.expr], 'bool'));
+      const fallback = before ? refOf(before) : literal(item.expr.type, null);
+      return { column: item.column, expr: call('iff', [valid, item.expr, fallback], item.expr.type) };
+    });
+    const replaced = new Set(added.map((item) => item.column.name));
+    const kept = node.columns.filter((column) => column.hidden || !replaced.has(column.name)).map(passThroughOf);
+    return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /** redact: the fields named after `on` (every string field without), rewritten in place. */
+  private redact(node: PlanNode, operator: Ast.RedactOperator): PlanNode {
+    const rewrite = bindRedact(operator, (expression) => constantValue(bindExpression(expression, { columns: [], lets: this.lets }, this.context)));
+    const targets = operator.fields.length > 0 ? this.matchPatterns(node, operator.fields) : visible(node).filter((column) => column.type === 'string');
+    for (const column of targets) {
+      if (column.type !== 'string') fail('type_mismatch', `redact rewrites string fields, and '${column.name}' is a ${column.type}`, operator.fields.find((field) => field.pattern === column.name) ?? operator);
+    }
+    const ids = new Set(targets.map((column) => column.id));
+    const computed = node.columns.map((column) => {
+      if (!ids.has(column.id)) return passThroughOf(column);
+      const copy = this.builder.column({ name: column.name, type: 'string', reportedType: column.reportedType });
+      return { column: copy, expr: rewrite(refOf(column)) };
+    });
+    return this.builder.project(node, computed);
+  }
+
+  /** `sample`'s proportion: a constant strictly between 0 and 1 (the reference's range). */
+  private proportion(operator: Ast.SampleOperator): number {
+    const constant = constantValue(bindExpression(operator.proportion, { columns: [], lets: this.lets }, this.context));
+    const proportion = typeof constant === 'number' ? constant : typeof constant === 'bigint' ? Number(constant) : undefined;
+    if (proportion === undefined || !(proportion > 0 && proportion < 1)) {
+      fail('invalid_argument', 'sample takes the proportion of rows to keep, a constant greater than 0 and less than 1, such as sample 0.05', operator.proportion);
+    }
+    return proportion;
   }
 
   private project(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
@@ -478,6 +554,13 @@ class QueryChecker {
       }
     }
   }
+}
+
+/** The columns an expression reads. */
+function columnsReadBy(expr: Expr, into: Set<number> = new Set()): Set<number> {
+  if (expr.kind === 'column') into.add(expr.column);
+  else if (expr.kind === 'call') for (const arg of expr.args) columnsReadBy(arg, into);
+  return into;
 }
 
 function visible(node: PlanNode): PlanColumn[] {
