@@ -18,9 +18,16 @@ interface Node<K extends string> {
 }
 
 export interface Query extends Node<'Query'> {
+  readonly sets: readonly SetStatement[];
   readonly lets: readonly LetStatement[];
   readonly source: Source;
   readonly operators: readonly Operator[];
+}
+
+/** `set stricttypes;`, `set name = value;`: a query option. */
+export interface SetStatement extends Node<'Set'> {
+  readonly name: Identifier;
+  readonly value: Expression | undefined;
 }
 
 export interface LetStatement extends Node<'Let'> {

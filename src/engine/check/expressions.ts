@@ -175,7 +175,7 @@ function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr 
   }
   const comparison = COMPARISONS[operator];
   if (comparison) {
-    const [l, r] = unifyForComparison(left, right, node, operator);
+    const [l, r] = unifyForComparison(left, right, node, operator, context);
     if ((comparison !== 'eq' && comparison !== 'ne') && (l.type === 'bool' || l.type === 'dynamic')) {
       fail('type_mismatch', `'${operator}' cannot order ${l.type} values`, at);
     }
@@ -222,13 +222,16 @@ function bindAnyColumn(node: Ast.Binary, scope: Scope, context: BindContext): Ex
  * bool compares as strings; a datetime with a string literal that is a datetime; a dynamic value
  * as the other side's type.
  */
-function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, operator: string): [Expr, Expr] {
+function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, operator: string, context: BindContext): [Expr, Expr] {
   if (left.type === right.type) {
     return left.type === 'dynamic' ? [asString(left), asString(right)] : [left, right];
   }
   if (isNumeric(left.type) && isNumeric(right.type)) return [left, right];
   if (left.type === 'dynamic') return [fromDynamic(left, right.type), right];
   if (right.type === 'dynamic') return [left, fromDynamic(right, left.type)];
+  if (context.strictTypes) {
+    fail('type_mismatch', `with set stricttypes, ${left.type} and ${right.type} are not compared using '${operator}'; convert one side, such as with tostring() or toint()`, node);
+  }
   const stringSide = left.type === 'string' ? 'left' : right.type === 'string' ? 'right' : undefined;
   const other = stringSide === 'left' ? right : left;
   const text = stringSide === 'left' ? left : right;
@@ -300,9 +303,9 @@ function bindIn(node: Ast.InExpression, scope: Scope, context: BindContext): Exp
   }
   const coerced = items.map((item, index) => {
     if (node.caseInsensitive) return asString(item);
-    return unifyForComparison(value, item, node.items[index] ?? node, 'in')[1];
+    return unifyForComparison(value, item, node.items[index] ?? node, 'in', context)[1];
   });
-  const subject = node.caseInsensitive ? asString(value) : coerced.length > 0 ? unifyForComparison(value, coerced[0] as Expr, node, 'in')[0] : value;
+  const subject = node.caseInsensitive ? asString(value) : coerced.length > 0 ? unifyForComparison(value, coerced[0] as Expr, node, 'in', context)[0] : value;
   const test = call('in', [subject, ...coerced], 'bool', !node.caseInsensitive);
   return node.negated ? call('not', [test], 'bool') : test;
 }
@@ -317,10 +320,10 @@ function jsonElement(element: unknown, node: Ast.Expression): Expr {
 
 function bindBetween(node: Ast.BetweenExpression, scope: Scope, context: BindContext): Expr {
   const value = bindExpression(node.value, scope, context);
-  const [v1, low] = unifyForComparison(value, bindExpression(node.low, scope, context), node.low, 'between');
-  const [v2, high] = unifyForComparison(v1, bindExpression(node.high, scope, context), node.high, 'between');
+  const [v1, low] = unifyForComparison(value, bindExpression(node.low, scope, context), node.low, 'between', context);
+  const [v2, high] = unifyForComparison(v1, bindExpression(node.high, scope, context), node.high, 'between', context);
   // The high end may have turned the value into a string: the low end must follow.
-  const [subject, lowEnd] = v2.type === v1.type ? [v2, low] : unifyForComparison(v2, low, node.low, 'between');
+  const [subject, lowEnd] = v2.type === v1.type ? [v2, low] : unifyForComparison(v2, low, node.low, 'between', context);
   const comparable = (e: Expr): boolean => e.type === subject.type || (isNumeric(e.type) && isNumeric(subject.type));
   if (!comparable(lowEnd) || !comparable(high)) fail('type_mismatch', `between needs ends of the value's type, got ${lowEnd.type} .. ${high.type} for ${subject.type}`, node);
   if (subject.type === 'bool' || subject.type === 'dynamic') fail('type_mismatch', `between cannot order ${subject.type} values`, node);

@@ -2,6 +2,7 @@ import type * as Ast from '../apl/ast.js';
 import { NS_PER } from '../apl/literals.js';
 import { PlanBuilder, REPORTED_TYPES, nodesOf, scanOf } from '../plan/build.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode } from '../plan/types.js';
+import type { ResultMessage } from '../results/rows.js';
 import type { DatasetSchema } from '../schema.js';
 import { bindAggregation } from '../aggregations/bind.js';
 import { isAggregateName } from '../aggregations/index.js';
@@ -12,6 +13,7 @@ import { bindExpression, findColumn, unknownField } from './expressions.js';
 import { bindParse, bindParseKv, type Extracted } from './parse.js';
 import { bindRedact } from './redact.js';
 import { anyColumn, termTest } from './search.js';
+import { KNOWN_SET_OPTIONS, WHERE_ALWAYS_TRUE, Warnings, alwaysTrue, unknownSetOption } from './warnings.js';
 import { withVirtualFields } from './virtual-fields.js';
 
 export interface CheckOptions {
@@ -39,6 +41,8 @@ export interface CheckedQuery {
   readonly dataset: string;
   readonly plan: PlanNode;
   readonly shape: ResultShape;
+  /** Warnings for `status.messages` (check/warnings.ts). */
+  readonly messages: readonly ResultMessage[];
 }
 
 
@@ -54,7 +58,8 @@ export function checkQuery(query: Ast.Query, schema: DatasetSchema, options: Che
 class QueryChecker {
   private readonly builder = new PlanBuilder();
   private readonly lets = new Map<string, Expr>();
-  private readonly context: BindContext;
+  private readonly warnings = new Warnings();
+  private context: BindContext;
   private timeColumn = 0;
   private timeSeries: ResultShape['timeSeries'];
 
@@ -62,10 +67,11 @@ class QueryChecker {
     private readonly schema: DatasetSchema,
     private readonly options: CheckOptions,
   ) {
-    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end } };
+    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end }, warnings: this.warnings };
   }
 
   check(query: Ast.Query): CheckedQuery {
+    for (const statement of query.sets) this.set(statement);
     for (const statement of query.lets) {
       const value = bindExpression(statement.value, { columns: [], lets: this.lets }, this.context);
       this.lets.set(statement.name.name, value);
@@ -84,7 +90,19 @@ class QueryChecker {
       ...(this.timeSeries ? { timeSeries: this.timeSeries } : {}),
       ...(carried(scan.rowId) && carried(scan.time.column) ? { identity: { time: scan.time.column, rowId: scan.rowId } } : {}),
     };
-    return { dataset: this.schema.dataset, plan: node, shape };
+    return { dataset: this.schema.dataset, plan: node, shape, messages: this.warnings.list() };
+  }
+
+  /** A `set` statement: stricttypes is known; any other option is ignored with a warning, as the hosted service does. */
+  private set(statement: Ast.SetStatement): void {
+    const name = statement.name.name;
+    if (!(KNOWN_SET_OPTIONS as readonly string[]).includes(name)) {
+      this.warnings.add(unknownSetOption(name));
+      return;
+    }
+    const value = statement.value ? constantValue(bindExpression(statement.value, { columns: [], lets: this.lets }, this.context)) : true;
+    if (typeof value !== 'boolean') fail('invalid_argument', `set ${name} takes true or false, or no value (true)`, statement.value ?? statement);
+    this.context = { ...this.context, strictTypes: value };
   }
 
   private scan(): PlanNode {
@@ -106,6 +124,7 @@ class QueryChecker {
       case 'Where': {
         const predicate = this.bind(operator.predicate, node);
         if (predicate.type !== 'bool') fail('type_mismatch', `where needs a bool predicate, got ${predicate.type}`, operator.predicate);
+        if (alwaysTrue(predicate)) this.warnings.add(WHERE_ALWAYS_TRUE);
         return this.builder.filter(node, predicate);
       }
       case 'Extend':
@@ -500,7 +519,7 @@ class QueryChecker {
 
   private bindAggregate(node: Ast.Call, scope: Scope, context: BindContext, keyInputs: readonly number[]) {
     const name = node.name.name;
-    const inner: BindContext = { builder: context.builder, now: context.now, range: context.range };
+    const { aggregates: _sink, ...inner } = context;
     const args: BoundArg[] = [];
     node.args.forEach((arg, index) => {
       if (arg.kind === 'Star') {

@@ -312,3 +312,43 @@ describe('extend-valid, sample, redact', () => {
     expect(await errorOf(`messages | redact tokn="x" @'a'`)).toBe("line 1, column 19: unknown redact option 'tokn'; expected replaceToken, replaceHash, redactGroups");
   });
 });
+
+describe('warnings in status.messages', () => {
+  const ALWAYS_TRUE = {
+    priority: 'warn',
+    count: 1,
+    code: 'apl_whereclausealwaysevaluatestoTRUEwhichwillincludealldata_1',
+    msg: 'where clause always evaluates to TRUE, which will include all data',
+  };
+
+  async function messages(apl: string, format: 'tabular' | 'legacy' = 'tabular'): Promise<unknown[]> {
+    const { result: r } = await runApl({ apl, format, ...WINDOW }, { reader: fixture.store, now: () => NOW });
+    return [...((r as TabularResult).status.messages ?? [])];
+  }
+
+  it('says a where that is always true includes all data, in both result formats', async () => {
+    expect(await messages(`${LOGS} | where true | count`)).toEqual([ALWAYS_TRUE]);
+    expect(await messages(`${LOGS} | where 1 == 1 | count`, 'legacy')).toEqual([ALWAYS_TRUE]);
+    expect(await messages(`${LOGS} | where 0 == 0 and not(false) | where "a" =~ "A" | count`)).toEqual([{ ...ALWAYS_TRUE, count: 2 }]);
+    expect(await messages(`${LOGS} | where method == "GET" | count`)).toEqual([]);
+    expect(await messages(`${LOGS} | where 1 == 2 or method == "GET" | count`)).toEqual([]);
+  });
+
+  it('ignores an unknown set option with a warning, and compares without converting under set stricttypes', async () => {
+    expect(await messages(`set fuzzy = 1; ${LOGS} | count`)).toEqual([
+      {
+        priority: 'warn',
+        count: 1,
+        code: 'apl_unknownqueryoptionfuzzyisignoredtheoptionsarestricttypes_1',
+        msg: "unknown query option 'fuzzy' is ignored; the options are stricttypes",
+      },
+    ]);
+    expect(await ids(`${LOGS} | where status == 500`)).toEqual(['u2']);
+    expect(await ids(`set stricttypes; ${LOGS} | where status == "500"`)).toEqual(['u2']);
+    expect(await errorOf(`set stricttypes;\n${LOGS} | where status == 500`)).toBe(
+      "line 2, column 30: with set stricttypes, string and long are not compared using '=='; convert one side, such as with tostring() or toint()",
+    );
+    expect(await ids(`set stricttypes = false; ${LOGS} | where status == 500`)).toEqual(['u2']);
+    expect(await errorOf(`set stricttypes = 3; ${LOGS} | count`)).toBe('line 1, column 19: set stricttypes takes true or false, or no value (true)');
+  });
+});
