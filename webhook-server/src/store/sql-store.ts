@@ -2,7 +2,8 @@
  * The store's logic, written once over a minimal SQL driver. SQLite and PostgreSQL differ only
  * in the driver (placeholders, locking clauses, types), not in what a call does.
  */
-import { autoClose, mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
+import { autoClose, type EpisodeState } from '../correlation/episode.js';
+import { createIngestQueue, lockKeys as groupLockKeys, recordGroup } from './ingest-group.js';
 import type { SourceName } from '../sources/types.js';
 import {
   StoreUnavailableError,
@@ -10,7 +11,6 @@ import {
   type EpisodeRow,
   type EpisodeStatus,
   type FailureUpdate,
-  type IngestResult,
   type OutboxCounts,
 } from './types.js';
 
@@ -95,61 +95,13 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
+  // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
+  const ingests = createIngestQueue((group) => tx((query) => recordGroup(query, group), true, groupLockKeys(group)));
 
   return {
     kind: driver.kind,
 
-    ingest: (events, receivedAt) =>
-      tx(async (query): Promise<IngestResult> => {
-        let accepted = 0;
-        let duplicates = 0;
-        for (const { event, target } of events) {
-          const inserted = await query(
-            `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING id`,
-            [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt],
-          );
-          if (inserted.length === 0) {
-            duplicates++;
-            continue;
-          }
-          accepted++;
-          const recent = (
-            await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT $2`, [
-              event.correlationKey,
-              PLACEMENT_WINDOW,
-            ])
-          )
-            .map(toEpisode)
-            .reverse();
-          const place = placeEvent(
-            recent.map((episode) => episode.state),
-            event,
-          );
-          if (place !== 'new') {
-            const episode = recent[place] as EpisodeRow;
-            const state = mergeEvent(episode.state, event, target);
-            await query(
-              `UPDATE bridge_episodes SET state = $2, open_since = $3, version = version + 1, changed_at = $4,
-                 attempts = CASE WHEN status = 'dead' THEN 0 ELSE attempts END,
-                 next_attempt_at = CASE WHEN status = 'pending' THEN next_attempt_at ELSE $4 END,
-                 status = 'pending'
-               WHERE id = $1`,
-              [episode.id, JSON.stringify(state), openSince(state), receivedAt],
-            );
-          } else {
-            const state = newEpisode(event, target);
-            await query(
-              `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
-                 attempts, next_attempt_at, changed_at, created_at)
-               VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6)`,
-              [event.correlationKey, (recent[recent.length - 1]?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
-            );
-          }
-        }
-        return { accepted, duplicates };
-        // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-      }, true, [...new Set(events.map((item) => item.event.correlationKey))].sort()),
+    ingest: (events, receivedAt) => ingests.ingest({ events, receivedAt }),
 
     async claim(owner, now) {
       const due = await tx(
@@ -291,6 +243,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
 
     close: () =>
       (closing ??= (async () => {
+        await ingests.idle();
         await driver.claims.close();
         await driver.close();
       })()),
