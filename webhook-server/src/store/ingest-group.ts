@@ -29,17 +29,18 @@ export interface IngestQueue {
 }
 
 /**
- * `record` runs one group in one transaction. When a group fails, each of its deliveries is
- * tried again alone, so that one delivery the store refuses never refuses the others with it.
+ * `record` runs one group in one transaction; at most `concurrency` groups are in flight, and
+ * what arrives meanwhile waits to form the next group. When a group fails, each of its deliveries
+ * is tried again alone, so that one delivery the store refuses never refuses the others with it.
  */
-export function createIngestQueue(record: (group: readonly Delivery[]) => Promise<IngestResult[]>): IngestQueue {
+export function createIngestQueue(record: (group: readonly Delivery[]) => Promise<IngestResult[]>, concurrency: number): IngestQueue {
   interface Waiting {
     delivery: Delivery;
     resolve: (result: IngestResult) => void;
     reject: (error: unknown) => void;
   }
   const waiting: Waiting[] = [];
-  let running: Promise<void> | undefined;
+  const running = new Set<Promise<void>>();
 
   async function settle(group: readonly Waiting[]): Promise<void> {
     try {
@@ -59,17 +60,18 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
       }
       await settle(waiting.splice(0, take));
     }
-    running = undefined;
   }
 
   return {
     ingest: (delivery) =>
       new Promise<IngestResult>((resolve, reject) => {
         waiting.push({ delivery, resolve, reject });
-        running ??= drain();
+        if (running.size >= concurrency) return;
+        const runner: Promise<void> = drain().finally(() => running.delete(runner));
+        running.add(runner);
       }),
     idle: async () => {
-      while (running) await running;
+      while (running.size > 0) await Promise.all(running);
     },
   };
 }
