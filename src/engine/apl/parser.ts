@@ -1,7 +1,7 @@
 import type * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, formatGoDuration, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -783,9 +783,17 @@ class Parser {
       case TokenKind.REAL:
         this.advance();
         return Number(token.value);
+      case TokenKind.TIMESPAN:
+        // A timespan inside a dynamic value is its text, as `pack_array(1h)` gives it.
+        this.advance();
+        return formatGoDuration(BigInt(token.value));
       case TokenKind.MINUS: {
         this.advance();
         const number = this.peek();
+        if (number.kind === TokenKind.TIMESPAN) {
+          this.advance();
+          return formatGoDuration(-BigInt(number.value));
+        }
         if (number.kind !== TokenKind.INT && number.kind !== TokenKind.REAL) throw this.unexpected(number, 'a number');
         this.advance();
         return -Number(number.value);

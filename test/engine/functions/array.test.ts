@@ -116,6 +116,17 @@ describe('property bags', () => {
   });
 });
 
+describe('timespans inside dynamic values', () => {
+  it('are their text in a dynamic literal, exactly as pack_array writes them', async () => {
+    const spans = [...fc.sample(fc.oneof(fc.bigInt({ min: -(10n ** 14n), max: 10n ** 14n }), fc.bigInt({ min: -5000n, max: 5000n })), { numRuns: 40, seed: 12 }), 0n, 999n, 1000n, 60_000_000_000n];
+    const literals = spans.map((ns) => `${ns < 0n ? '-' : ''}${ns < 0n ? -ns : ns}ns`);
+    const table = (await runQuery(store, `['sample-http-logs'] | take 1 | project d = dynamic([${literals.join(', ')}]), p = pack_array(${literals.join(', ')})`)).tables[0];
+    const [row] = tableRows(table as never);
+    expect(row?.d).toEqual(row?.p);
+    expect((row?.d as string[]).slice(-4)).toEqual(['0s', '999ns', '1µs', '1m0s']);
+  });
+});
+
 describe('nulls and values that are not arrays', () => {
   it.each([
     ['array_length(dynamic(null))', null],
