@@ -137,6 +137,18 @@ describe('ingested arrays are values', () => {
     expect(reply.body.message).toContain('array_length() expects a dynamic as argument 1, got string');
   });
 
+  it('come back whole from arg_max, named as asked and reported as arrays', async () => {
+    const { rows, types } = await query("['spans'] | summarize arg_max(array_length(tags), widest = tags, events) by service | sort by service asc");
+    expect(types).toMatchObject({ widest: 'array', events: 'array' });
+    expect(rows).toEqual(
+      ['cart', 'checkout', 'frontend'].map((service) => {
+        const spans = SPANS.filter((s) => s.service === service);
+        const best = spans.reduce((a, b) => (b.tags.length > a.tags.length ? b : a));
+        return { service, max_: best.tags.length, widest: best.tags, events: best.events };
+      }),
+    );
+  });
+
   it('keep the ingest order in make_list across rows sorted otherwise', async () => {
     const { rows } = await query("['spans'] | sort by span_id desc | summarize ids = make_list(span_id)");
     expect(rows).toEqual([{ ids: [...SPANS].sort(bySpan).map((s) => s.span_id) }]);
