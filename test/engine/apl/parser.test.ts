@@ -172,7 +172,7 @@ describe('parser', () => {
     expect(query.operators.map((op) => op.kind)).toEqual(['Summarize', 'Sort', 'Top', 'Distinct', 'ProjectAway', 'ProjectRename', 'Search']);
     expect(shape(query.operators[1])).toMatchObject({ keys: [{ direction: 'asc', nulls: 'last' }, { value: { name: 'k' } }] });
     expect(shape(query.operators[4])).toMatchObject({ patterns: [{ pattern: 'a*', wildcard: true }, { pattern: 'b', wildcard: false }] });
-    expect(shape(query.operators[6])).toMatchObject({ term: { value: 'x' }, caseSensitive: true });
+    expect(shape(query.operators[6])).toMatchObject({ predicate: { kind: 'SearchTerm', term: { value: 'x' } }, caseSensitive: true });
   });
 
   it('says what was expected and where', () => {
