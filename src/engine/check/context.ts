@@ -43,7 +43,9 @@ export const TYPE_NAMES: Readonly<Record<string, ScalarType>> = {
   decimal: 'real',
   string: 'string',
   datetime: 'datetime',
+  date: 'datetime',
   timespan: 'timespan',
+  time: 'timespan',
   dynamic: 'dynamic',
 };
 

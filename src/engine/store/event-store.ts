@@ -31,6 +31,7 @@ import type { StagedBatch } from './staged-batch.js';
 import { convertStorage } from './storage-sql.js';
 import { TableExtents, type Extent, type KnownWindowRows } from './table-extents.js';
 import type { EventReader, QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
+import { registerUdfs } from '../sql/udfs.js';
 
 export interface EventStoreOptions {
   /** The data dir: the store keeps `events.duckdb` and its scratch folders here. */
@@ -188,6 +189,7 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
   try {
     const { catalog, loaded } = await pool.use(async (connection) => {
       await migrateCatalog(connection);
+      registerUdfs(connection);
       return { catalog: await loadCatalog(connection), loaded: await readLoadedBatches(connection) };
     });
     const recovered = recoverLog(logDir);
