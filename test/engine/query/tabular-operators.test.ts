@@ -142,6 +142,10 @@ describe('where * …', () => {
     expect(await ids(`${LOGS} | where * startswith "/api"`)).toEqual(['u2']);
     expect(await ids(`${LOGS} | where * matches regex "^Mum"`)).toEqual(['u3']);
     expect(await ids(`${LOGS} | where not(* has "GET") and is_tls`)).toEqual(['u4']);
+    expect(await ids(`${LOGS} | where * has "GET" or * has "text"`)).toEqual(['u1', 'u2', 'u3', 'u4']);
+    expect(await ids(`${LOGS} | where * has "css" and req_duration_ms == 950`)).toEqual(['u2']);
+    expect(await rows(`${LOGS} | where * has "GET" and * has "css" | summarize Count=count() by method, content_type`)).toEqual([{ method: 'GET', content_type: 'text/html', Count: 1 }]);
+    expect(await rows(`${LOGS} | where * has "mumbai" | summarize avg(req_duration_ms)`)).toEqual([{ avg_req_duration_ms: 3 }]);
   });
 
   it('refuses * with other operators and in negated forms', async () => {
