@@ -1,7 +1,7 @@
 import type * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -690,11 +690,34 @@ class Parser {
     }
     this.advance();
     this.enter();
-    const args = this.peek().kind === TokenKind.PAREN_R ? [] : this.parseList(() => this.parseExpression());
+    const argNames: (Ast.Identifier | undefined)[] = [];
+    const args =
+      this.peek().kind === TokenKind.PAREN_R
+        ? []
+        : this.parseList(() => {
+            argNames.push(this.parseArgumentName());
+            return this.parseExpression();
+          });
     this.depth--;
     this.expect(TokenKind.PAREN_R);
     const name: Ast.Identifier = { kind: 'Identifier', name: token.value, loc: this.locOf(token) };
-    return { kind: 'Call', name, args, loc: this.locFrom(token) };
+    return { kind: 'Call', name, args, ...(argNames.some((argName) => argName !== undefined) ? { argNames } : {}), loc: this.locFrom(token) };
+  }
+
+  /** `name =` (or `['name'] =`) before an argument: the name of an output column (`arg_max(x, longest = uri)`). */
+  private parseArgumentName(): Ast.Identifier | undefined {
+    const start = this.peek();
+    if (start.kind === TokenKind.NAME && this.tokens[this.index + 1]?.kind === TokenKind.ASSIGN && !start.value.startsWith('!')) {
+      const name = this.parseIdentifier('an argument name');
+      this.advance();
+      return name;
+    }
+    if (start.kind === TokenKind.BRACKET_L && this.tokens[this.index + 3]?.kind === TokenKind.ASSIGN) {
+      const name = this.parseColumnName();
+      this.advance();
+      return name;
+    }
+    return undefined;
   }
 
   private typedLiteral(token: Token): Ast.Expression {
@@ -704,6 +727,10 @@ class Parser {
       const value = parseDatetime(raw);
       if (value === undefined) {
         throw new AplError('syntax', `invalid datetime '${raw}'; expected a date or an ISO 8601 time such as 2024-01-15T14:00:00Z`, token);
+      }
+      if (value < INT64_MIN || value > INT64_MAX) {
+        // Datetimes are int64 nanoseconds since 1970, which reach from 1677 to 2262.
+        throw new AplError('syntax', `datetime '${raw}' is out of range; datetimes run from 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z`, token);
       }
       return { kind: 'Datetime', value, loc: this.locFrom(token) };
     }

@@ -1,5 +1,5 @@
 import type * as Ast from '../apl/ast.js';
-import { parseDatetime } from '../apl/literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
 import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
@@ -136,6 +136,8 @@ function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
     }
     return context.aggregates.add(node, context);
   }
+  const named = node.argNames?.find((argName) => argName !== undefined);
+  if (named) fail('syntax', `named arguments such as ${named.name} = … are only allowed in arg_max() and arg_min()`, named);
   const def = functionNamed(name);
   if (!def) {
     // Inside summarize an aggregation is the likelier intent: a close one is suggested first.
@@ -238,7 +240,7 @@ function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, opera
   if (stringSide && (isNumeric(other.type) || other.type === 'bool')) return [asString(left), asString(right)];
   if (stringSide && (other.type === 'datetime' || other.type === 'timespan') && text.kind === 'literal' && typeof text.value === 'string') {
     const value = other.type === 'datetime' ? parseDatetime(text.value) : undefined;
-    if (value !== undefined) {
+    if (value !== undefined && value >= INT64_MIN && value <= INT64_MAX) {
       const converted = literal('datetime', value);
       return stringSide === 'left' ? [converted, right] : [left, converted];
     }
