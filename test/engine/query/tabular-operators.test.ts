@@ -120,6 +120,11 @@ describe('search', () => {
     expect(await ids(`${LOGS} | search "GET" or "covina"`)).toEqual(['u1', 'u2', 'u3']);
   });
 
+  it('searches a field named kind, which is not the kind= option', async () => {
+    expect((await rows(`['otel-demo-traces'] | search kind:"server" | project span_id`)).map((row) => row.span_id)).toEqual(['s1']);
+    expect((await rows(`['otel-demo-traces'] | search kind == "client" | project span_id`)).map((row) => row.span_id)).toEqual(['s2']);
+  });
+
   it('keeps every row with search *', async () => {
     expect(await ids(`${LOGS} | search *`)).toEqual(['u1', 'u2', 'u3', 'u4']);
   });
