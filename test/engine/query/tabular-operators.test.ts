@@ -226,6 +226,11 @@ describe('parse', () => {
     expect(await parsed(`parse log with * " " ms:real "ms"`, 'ms')).toEqual([[123], [null], [456]]);
   });
 
+  it('leaves a number too large for a long null rather than failing the query', async () => {
+    expect(await parsed(`extend big = strcat("n=", "99999999999999999999") | parse big with "n=" value:long`, 'value')).toEqual([[null], [null], [null]]);
+    expect(await parsed(`extend when = "at 2024-05-01T10:00:00Z" | parse when with "at " t:datetime`, 't')).toEqual([['2024-05-01T10:00:00Z'], ['2024-05-01T10:00:00Z'], ['2024-05-01T10:00:00Z']]);
+  });
+
   it('keeps the row in relaxed mode and leaves what does not convert null', async () => {
     expect(await parsed(`parse kind=relaxed log with method " " url " " status:int " " responseTime`, 'method, status, responseTime')).toEqual([
       ['GET', 200, '123ms'],
