@@ -18,13 +18,15 @@ interface Node<K extends string> {
 }
 
 export interface Query extends Node<'Query'> {
-  readonly sets: readonly SetStatement[];
-  readonly lets: readonly LetStatement[];
+  /** The statements before the query, in order. */
+  readonly lets: readonly Statement[];
   readonly source: Source;
   readonly operators: readonly Operator[];
 }
 
-/** `set stricttypes;`, `set name = value;`: a query option. */
+export type Statement = LetStatement | SetStatement;
+
+/** `set name` or `set name = value`: a query option. */
 export interface SetStatement extends Node<'Set'> {
   readonly name: Identifier;
   readonly value: Expression | undefined;

@@ -71,10 +71,9 @@ class QueryChecker {
   }
 
   check(query: Ast.Query): CheckedQuery {
-    for (const statement of query.sets) this.set(statement);
     for (const statement of query.lets) {
-      const value = bindExpression(statement.value, { columns: [], lets: this.lets }, this.context);
-      this.lets.set(statement.name.name, value);
+      if (statement.kind === 'Set') this.set(statement);
+      else this.lets.set(statement.name.name, bindExpression(statement.value, { columns: [], lets: this.lets }, this.context));
     }
     let node: PlanNode = this.scan();
     query.operators.forEach((operator, index) => {
