@@ -46,6 +46,7 @@ describe('semantic check', () => {
     expect(errorOf('logs | extend x = substring(method)')).toBe('line 1, column 19: substring() expects 2 to 3 arguments, got 1');
     expect(errorOf('logs | summarize percentile(duration)')).toBe('line 1, column 18: percentile() expects 2 arguments, got 1');
     expect(errorOf('logs | extend x = now(1h, 2)')).toBe('line 1, column 19: now() expects 0 to 1 arguments, got 2');
+    expect(errorOf('logs | extend x = now(1)')).toBe('line 1, column 23: now() expects a timespan as argument 1, got long; write a timespan such as -5m');
     expect(errorOf('logs | summarize histogram(duration)')).toBe('line 1, column 18: histogram() expects 2 arguments, got 1');
     expect(errorOf('logs | summarize histogramif(duration, 5)')).toBe('line 1, column 18: histogramif() expects 3 arguments, got 2');
   });
