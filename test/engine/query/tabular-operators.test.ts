@@ -155,6 +155,7 @@ describe('where * …', () => {
 
   it('refuses * with other operators and in negated forms', async () => {
     expect(await errorOf(`${LOGS} | where * == "GET"`)).toBe("line 1, column 32: '*' stands for every field only before a string operator such as has, contains or matches regex, not '=='");
+    expect(await errorOf(`${LOGS} | where *`)).toBe('line 1, column 30: \'*\' stands for every field only before a string operator, such as where * has "x", or as an argument of arg_max() and arg_min()');
     expect(await errorOf(`${LOGS} | where * !has "GET"`)).toBe("line 1, column 32: '* !has' is ambiguous; write not(* has …) for rows where no field matches");
   });
 });
