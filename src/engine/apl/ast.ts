@@ -18,15 +18,13 @@ interface Node<K extends string> {
 }
 
 export interface Query extends Node<'Query'> {
-  /** The statements before the query, in order. */
-  readonly lets: readonly Statement[];
+  readonly sets: readonly SetStatement[];
+  readonly lets: readonly LetStatement[];
   readonly source: Source;
   readonly operators: readonly Operator[];
 }
 
-export type Statement = LetStatement | SetStatement;
-
-/** `set name` or `set name = value`: a query option. */
+/** `set stricttypes;`, `set name = value;`: a query option. */
 export interface SetStatement extends Node<'Set'> {
   readonly name: Identifier;
   readonly value: Expression | undefined;

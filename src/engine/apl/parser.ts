@@ -88,9 +88,11 @@ class Parser {
 
   parseQuery(): Ast.Query {
     const first = this.peek();
-    const lets: Ast.Statement[] = [];
+    const lets: Ast.LetStatement[] = [];
+    const sets: Ast.SetStatement[] = [];
     while (this.peekName('let') || (this.peekName('set') && this.peekAt(1, TokenKind.NAME))) {
-      lets.push(this.peekName('let') ? this.parseLet() : this.parseSet());
+      if (this.peekName('let')) lets.push(this.parseLet());
+      else sets.push(this.parseSet());
       this.expect(TokenKind.SEMICOLON);
     }
     if (this.peek().kind === TokenKind.EOF) throw this.unexpected(this.peek(), 'a dataset name, such as [\'my-dataset\']');
@@ -102,7 +104,7 @@ class Parser {
     }
     if (this.peek().kind === TokenKind.SEMICOLON) this.advance();
     if (this.peek().kind !== TokenKind.EOF) throw this.unexpected(this.peek(), "'|' or the end of the query");
-    return { kind: 'Query', lets, source, operators, loc: this.locFrom(first) };
+    return { kind: 'Query', sets, lets, source, operators, loc: this.locFrom(first) };
   }
 
   parseWholeExpression(): Ast.Expression {
@@ -121,9 +123,8 @@ class Parser {
 
   private parseSet(): Ast.SetStatement {
     const start = this.advance();
-    const name = this.parseDottedIdentifier();
-    let value: Ast.Expression | undefined;
-    if (this.accept(TokenKind.ASSIGN)) value = this.parseExpression();
+    const name = this.parseIdentifier('the name of a query option, such as stricttypes');
+    const value = this.accept(TokenKind.ASSIGN) ? this.parseExpression() : undefined;
     return { kind: 'Set', name, value, loc: this.locFrom(start) };
   }
 

@@ -71,9 +71,10 @@ class QueryChecker {
   }
 
   check(query: Ast.Query): CheckedQuery {
+    for (const statement of query.sets) this.set(statement);
     for (const statement of query.lets) {
-      if (statement.kind === 'Set') this.set(statement);
-      else this.lets.set(statement.name.name, bindExpression(statement.value, { columns: [], lets: this.lets }, this.context));
+      const value = bindExpression(statement.value, { columns: [], lets: this.lets }, this.context);
+      this.lets.set(statement.name.name, value);
     }
     let node: PlanNode = this.scan();
     query.operators.forEach((operator, index) => {
