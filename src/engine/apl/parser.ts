@@ -220,9 +220,10 @@ class Parser {
 
   private parseSearch(start: Token): Ast.SearchOperator {
     let caseSensitive = false;
-    if (this.peekName('kind')) {
+    // `search kind:"server"` searches a field named kind; only `kind=` is the option.
+    if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
       this.advance();
-      this.expect(TokenKind.ASSIGN);
+      this.advance();
       const kind = this.parseIdentifier('case_sensitive or case_insensitive');
       if (kind.name === 'case_sensitive') caseSensitive = true;
       else if (kind.name !== 'case_insensitive' && kind.name !== 'default') {
