@@ -18,9 +18,16 @@ interface Node<K extends string> {
 }
 
 export interface Query extends Node<'Query'> {
+  readonly sets: readonly SetStatement[];
   readonly lets: readonly LetStatement[];
   readonly source: Source;
   readonly operators: readonly Operator[];
+}
+
+/** `set stricttypes;`, `set name = value;`: a query option. */
+export interface SetStatement extends Node<'Set'> {
+  readonly name: Identifier;
+  readonly value: Expression | undefined;
 }
 
 export interface LetStatement extends Node<'Let'> {
@@ -52,7 +59,12 @@ export type Operator =
   | TopOperator
   | CountOperator
   | DistinctOperator
-  | SearchOperator;
+  | SearchOperator
+  | ParseOperator
+  | ParseKvOperator
+  | ExtendValidOperator
+  | SampleOperator
+  | RedactOperator;
 
 export interface WhereOperator extends Node<'Where'> {
   readonly predicate: Expression;
@@ -72,10 +84,16 @@ export interface ProjectOperator extends Node<'Project'> {
   readonly assignments: readonly Assignment[];
 }
 
-/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`. */
+/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`, `['geo.']*`. */
 export interface NamePattern extends Node<'NamePattern'> {
+  /** As written, brackets left out: `geo.*`. */
   readonly pattern: string;
   readonly wildcard: boolean;
+  /**
+   * The literal text between the wildcards (`['a', '']` for `a*`): a `*` inside a bracketed name
+   * is a character of the name, not a wildcard.
+   */
+  readonly parts: readonly string[];
 }
 
 export interface ProjectAwayOperator extends Node<'ProjectAway'> {
@@ -96,7 +114,13 @@ export interface ProjectRenameOperator extends Node<'ProjectRename'> {
 }
 
 export interface ProjectReorderOperator extends Node<'ProjectReorder'> {
-  readonly patterns: readonly NamePattern[];
+  readonly keys: readonly ReorderKey[];
+}
+
+/** `repo* desc`: the columns a pattern takes, in their order or sorted by name. */
+export interface ReorderKey extends Node<'ReorderKey'> {
+  readonly pattern: NamePattern;
+  readonly order: 'asc' | 'desc' | 'granny-asc' | 'granny-desc' | undefined;
 }
 
 export interface SummarizeOperator extends Node<'Summarize'> {
@@ -131,8 +155,89 @@ export interface DistinctOperator extends Node<'Distinct'> {
 }
 
 export interface SearchOperator extends Node<'Search'> {
-  readonly term: StringLiteral;
+  readonly predicate: SearchPredicate;
   readonly caseSensitive: boolean;
+}
+
+/**
+ * `search`'s predicate: terms (`"x"`, `"*x*"`, `field:"x"`), `search *`, and/or/not over them,
+ * and any bool expression (`status == "500"`, `_time > ago(1h)`) among them.
+ */
+export type SearchPredicate = SearchTerm | SearchAll | SearchLogical | SearchNot | SearchExpression;
+
+/** A term, matched as the page's table says by where its `*` and `?` wildcards are. */
+export interface SearchTerm extends Node<'SearchTerm'> {
+  /** `field:"term"`; every searchable column when absent. */
+  readonly field: Identifier | undefined;
+  readonly term: StringLiteral;
+}
+
+/** `search *`: every row. */
+export type SearchAll = Node<'SearchAll'>;
+
+export interface SearchLogical extends Node<'SearchLogical'> {
+  readonly operator: 'and' | 'or';
+  readonly left: SearchPredicate;
+  readonly right: SearchPredicate;
+}
+
+export interface SearchNot extends Node<'SearchNot'> {
+  readonly operand: SearchPredicate;
+}
+
+export interface SearchExpression extends Node<'SearchExpression'> {
+  readonly expression: Expression;
+}
+
+/** `parse` and `parse-where` (`where`: rows the pattern does not match are dropped). */
+export interface ParseOperator extends Node<'Parse'> {
+  readonly mode: 'simple' | 'relaxed' | 'regex';
+  /** Regular expression flags of `kind=regex` (`flags=i`), as written. */
+  readonly flags: StringLiteral | undefined;
+  readonly source: Expression;
+  readonly pattern: readonly ParseItem[];
+  readonly where: boolean;
+}
+
+export type ParseItem = ParseWildcard | StringLiteral | ParseCapture;
+
+/** `*` in a parse pattern: any text, as little as the rest allows. */
+export type ParseWildcard = Node<'ParseWildcard'>;
+
+/** `name` or `name:type`: a column the matched text goes to. */
+export interface ParseCapture extends Node<'ParseCapture'> {
+  readonly name: Identifier;
+  readonly type: Identifier | undefined;
+}
+
+/** `parse-kv text as (k1, k2:long) with (pair_delimiter=';', kv_delimiter='=', quote='"')`. */
+export interface ParseKvOperator extends Node<'ParseKv'> {
+  readonly source: Expression;
+  readonly keys: readonly ParseCapture[];
+  readonly options: readonly NamedOption[];
+}
+
+/** `name = value` in an operator's option list: `replaceToken="x"`, `pair_delimiter=';'`. */
+export interface NamedOption extends Node<'NamedOption'> {
+  readonly name: Identifier;
+  readonly value: Expression;
+}
+
+/** `extend-valid`: extend, keeping a field's value where the new one cannot be computed. */
+export interface ExtendValidOperator extends Node<'ExtendValid'> {
+  readonly assignments: readonly Assignment[];
+}
+
+export interface SampleOperator extends Node<'Sample'> {
+  readonly proportion: Expression;
+}
+
+/** `redact [options] regex, … [on field, …]`. */
+export interface RedactOperator extends Node<'Redact'> {
+  readonly options: readonly NamedOption[];
+  readonly patterns: readonly Expression[];
+  /** Empty: every string field. */
+  readonly fields: readonly NamePattern[];
 }
 
 // ── Scalar expressions ─────────────────────────────────────────────────────────────────────
@@ -213,6 +318,11 @@ export interface IndexAccess extends Node<'Index'> {
 export interface Call extends Node<'Call'> {
   readonly name: Identifier;
   readonly args: readonly Expression[];
+  /**
+   * The names given to arguments written `name = expr` (`arg_max(duration, longestSpan = span_id)`),
+   * by position; absent when no argument is named.
+   */
+  readonly argNames?: readonly (Identifier | undefined)[];
 }
 
 /** `*` as an argument: `arg_max(_time, *)`. */

@@ -2,6 +2,7 @@ import type * as Ast from '../apl/ast.js';
 import { AplError, type AplErrorCode } from '../apl/errors.js';
 import type { PlanBuilder } from '../plan/build.js';
 import type { Call, Expr, Literal, LiteralValue, PlanColumn, ScalarType } from '../plan/types.js';
+import type { Warnings } from './warnings.js';
 
 /** Names the checker resolves: the current columns, then `let` names. */
 export interface Scope {
@@ -18,6 +19,10 @@ export interface BindContext {
   readonly range: { readonly start: bigint; readonly end: bigint };
   /** Inside summarize: turns an aggregation call into a column of the aggregate. */
   readonly aggregates?: AggregateSink;
+  /** Where warnings for `status.messages` go (check/warnings.ts). */
+  readonly warnings?: Warnings;
+  /** `set stricttypes`: values of different types are not converted to be compared. */
+  readonly strictTypes?: boolean;
 }
 
 export interface AggregateSink {

@@ -1,6 +1,7 @@
 import { functionNamed } from '../functions/index.js';
+import { bagValue } from '../functions/lowering.js';
 import type { SqlCall } from '../functions/types.js';
-import { isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
+import { REDACT_MARKS, isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
 import type { Params } from './params.js';
 import { quoteIdentifier, quoteString } from './quote.js';
 
@@ -154,6 +155,8 @@ export class ExpressionCompiler {
         return exact(`regexp_matches(${a(0)}, ${a(1)})`);
       case 'dynamic_get':
         return this.dynamicGet(e);
+      case 'redact':
+        return this.redact(e);
     }
   }
 
@@ -217,11 +220,35 @@ export class ExpressionCompiler {
     return `regexp_matches(${haystack}, concat(${quoteString(flags)}, ${leading}, regexp_escape(${needle}), ${trailing}))`;
   }
 
+  /**
+   * The matches are marked with a global regexp_replace, then the text split at the marks: the
+   * pieces at even places (1-based) are what matched, rewritten; replacing with a computed
+   * length or hash needs the match itself, which a rewrite string cannot give.
+   */
+  private redact(e: Call): string {
+    const [text, pattern, replacement, token, mode] = e.args;
+    if (!text || !pattern || !replacement || !token || mode?.kind !== 'literal') throw new Error('redact needs five arguments.');
+    const marked = `regexp_replace(${this.compile(text)}, ${this.compile(pattern)}, ${this.compile(replacement)}, 'g')`;
+    const pieces = `string_split_regex(${marked}, ${quoteString(`[${REDACT_MARKS.open}${REDACT_MARKS.close}]`)})`;
+    const piece = 'redact_piece';
+    const rewritten =
+      mode.value === 'hash'
+        ? `left(to_base64(unhex(sha256(${piece}))), 8)`
+        : mode.value === 'chars'
+          ? `repeat(${this.compile(token)}, length(${piece}))`
+          : this.compile(token);
+    return `array_to_string(list_transform(${pieces}, (${piece}, redact_index) -> CASE WHEN redact_index % 2 = 0 AND ${piece} <> '' THEN ${rewritten} ELSE ${piece} END), '')`;
+  }
+
   private dynamicGet(e: Call): string {
     const [objectExpr, keyExpr] = e.args;
     if (!objectExpr || !keyExpr) throw new Error('dynamic_get needs two arguments.');
     const object = this.compile(objectExpr);
     let path: string;
+    if (keyExpr.kind === 'literal' && keyExpr.value === '') {
+      // A JSON path cannot spell the empty key.
+      return `CAST(${bagValue(object, this.compile(keyExpr))} AS VARCHAR)`;
+    }
     if (keyExpr.kind === 'literal' && keyExpr.value !== null) {
       const key = keyExpr.value;
       path = this.params.bind(typeof key === 'bigint' ? `$[${key < 0n ? `#${key}` : key}]` : `$."${String(key).replace(/["\\]/g, '\\$&')}"`, 'VARCHAR');

@@ -168,7 +168,7 @@ describe('parser', () => {
     expect(query.operators.map((op) => op.kind)).toEqual(['Summarize', 'Sort', 'Top', 'Distinct', 'ProjectAway', 'ProjectRename', 'Search']);
     expect(shape(query.operators[1])).toMatchObject({ keys: [{ direction: 'asc', nulls: 'last' }, { value: { name: 'k' } }] });
     expect(shape(query.operators[4])).toMatchObject({ patterns: [{ pattern: 'a*', wildcard: true }, { pattern: 'b', wildcard: false }] });
-    expect(shape(query.operators[6])).toMatchObject({ term: { value: 'x' }, caseSensitive: true });
+    expect(shape(query.operators[6])).toMatchObject({ predicate: { kind: 'SearchTerm', term: { value: 'x' } }, caseSensitive: true });
   });
 
   it('says what was expected and where', () => {
@@ -178,6 +178,8 @@ describe('parser', () => {
     expect(errorOf('T | where x == null').message).toMatch(/line 1, column 16: a bare null has no type/);
     expect(errorOf('T | sort x').message).toBe("line 1, column 10: expected 'by', found 'x'");
     expect(errorOf('T | where datetime(2024-13-01) > x').message).toMatch(/line 1, column 11: invalid datetime '2024-13-01'/);
+    // Datetimes are int64 nanoseconds: the reference's year 9999 is past what they hold.
+    expect(errorOf('T | where x < datetime(9999-12-31)').message).toMatch(/line 1, column 15: datetime '9999-12-31' is out of range; datetimes run from 1677-09-21/);
     expect(errorOf('').message).toMatch(/line 1, column 1: expected a dataset name/);
   });
 
