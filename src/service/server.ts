@@ -93,6 +93,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     logger,
     registry: metrics.registry,
     serviceUrl: () => serviceUrl,
+    noteDiskFull: disk.noteBackground,
     ...options.monitors,
   });
   const closeStores = async (): Promise<void> => {
