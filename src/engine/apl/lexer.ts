@@ -13,6 +13,11 @@ const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/uy;
 const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const UNIT = /[a-zA-Z]+/y;
 const HYPHENATED = /-(away|keep|rename|reorder)(?![\p{L}\p{N}_$])/uy;
+/** The other operators spelled with a hyphen, by their first word: `make-series`, `mv-expand`. */
+const HYPHENATED_OPERATORS: ReadonlyMap<string, RegExp> = new Map([
+  ['make', /-series(?![\p{L}\p{N}_$])/uy],
+  ['mv', /-expand(?![\p{L}\p{N}_$])/uy],
+]);
 /** Longest first, so that `<=` is not read as `<` `=`. */
 const PUNCTUATORS: readonly TokenKind[] = [
   TokenKind.DOT_DOT,
@@ -111,6 +116,16 @@ class Lexer {
         if (suffix) {
           this.offset += suffix[0].length;
           this.pushName(`project${suffix[0]}`, start);
+          return;
+        }
+      }
+      const hyphenated = HYPHENATED_OPERATORS.get(identifier);
+      if (hyphenated) {
+        hyphenated.lastIndex = this.offset;
+        const suffix = hyphenated.exec(this.text);
+        if (suffix) {
+          this.offset += suffix[0].length;
+          this.pushName(`${identifier}${suffix[0]}`, start);
           return;
         }
       }

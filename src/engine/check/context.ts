@@ -18,6 +18,8 @@ export interface BindContext {
   readonly range: { readonly start: bigint; readonly end: bigint };
   /** Inside summarize: turns an aggregation call into a column of the aggregate. */
   readonly aggregates?: AggregateSink;
+  /** The query's `let` functions, by name; they come before the registry's. */
+  readonly functions?: ReadonlyMap<string, Ast.FunctionDefinition>;
 }
 
 export interface AggregateSink {
