@@ -303,7 +303,15 @@ class Parser {
   /** A table an operator takes: `(T | …)`, `['name']`, `name`, or a dataset pattern `github*`. */
   private parseTableReference(): Ast.TableReference {
     const start = this.peek();
-    if (start.kind === TokenKind.PAREN_L) return this.parseTabular();
+    if (start.kind === TokenKind.PAREN_L) {
+      // The operators after `)` are the outer query's.
+      this.advance();
+      this.enter();
+      const inner = this.parseTabular();
+      this.depth--;
+      this.expect(TokenKind.PAREN_R);
+      return { ...inner, loc: this.locFrom(start) };
+    }
     if (start.kind === TokenKind.BRACKET_L) {
       const name = this.parseBracketedName();
       return name.includes('*') ? { kind: 'DatasetPattern', pattern: name, loc: this.locFrom(start) } : { kind: 'Source', name, loc: this.locFrom(start) };

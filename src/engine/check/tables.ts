@@ -122,8 +122,8 @@ interface BoundKeys {
   readonly rightKeys: Set<number>;
 }
 
-/** Which side a condition's operand names: `$left.x`, `$right.x`, or none. */
-function sideOf(expression: Ast.Expression): { side: 'left' | 'right'; field: Ast.Expression } | undefined {
+/** `$left.x` or `$right.x` (also `$left.['x']`): the side and the field. */
+function sideReference(expression: Ast.Expression): { side: 'left' | 'right'; field: Ast.NameReference } | undefined {
   if ((expression.kind === 'Member' || expression.kind === 'Index') && expression.object.kind === 'Name' && !expression.object.bracketed) {
     const side = expression.object.name === '$left' ? 'left' : expression.object.name === '$right' ? 'right' : undefined;
     if (!side) return undefined;
@@ -133,14 +133,49 @@ function sideOf(expression: Ast.Expression): { side: 'left' | 'right'; field: As
   return undefined;
 }
 
+/** The operand with its `$left.`/`$right.` prefixes taken off, and the side they name (none: undefined). */
+function sideOf(expression: Ast.Expression): { side: 'left' | 'right' | undefined; field: Ast.Expression } {
+  let side: 'left' | 'right' | undefined;
+  const strip = (node: Ast.Expression): Ast.Expression => {
+    const reference = sideReference(node);
+    if (reference) {
+      if (side && side !== reference.side) fail('invalid_argument', 'one side of a join condition names both $left and $right', expression);
+      side = reference.side;
+      return reference.field;
+    }
+    switch (node.kind) {
+      case 'Call':
+        return { ...node, args: node.args.map(strip) };
+      case 'Unary':
+        return { ...node, operand: strip(node.operand) };
+      case 'Binary':
+        return { ...node, left: strip(node.left), right: strip(node.right) };
+      case 'Member':
+        return { ...node, object: strip(node.object) };
+      case 'Index':
+        return { ...node, object: strip(node.object), index: strip(node.index) };
+      case 'In':
+        return { ...node, value: strip(node.value), items: node.items.map(strip) };
+      case 'Between':
+        return { ...node, value: strip(node.value), low: strip(node.low), high: strip(node.high) };
+      default:
+        return node;
+    }
+  };
+  const field = strip(expression);
+  return { side, field };
+}
+
 /** Binds the `on` conditions; keys that are expressions become hidden columns of their side. */
 function bindKeys(checker: TableChecker, leftInput: PlanNode, rightInput: PlanNode, conditions: readonly Ast.JoinCondition[]): BoundKeys {
   const extra = { left: [] as Computed[], right: [] as Computed[] };
   const pairs: { left: Expr; right: Expr }[] = [];
   const rightKeys = new Set<number>();
   for (const condition of conditions) {
-    let leftSide = sideOf(condition.left) ?? { side: 'left' as const, field: condition.left };
-    let rightSide = sideOf(condition.right) ?? { side: 'right' as const, field: condition.right };
+    const first = sideOf(condition.left);
+    const second = sideOf(condition.right);
+    let leftSide = { side: first.side ?? 'left', field: first.field };
+    let rightSide = { side: second.side ?? 'right', field: second.field };
     if (leftSide.side === 'right' && rightSide.side === 'left') [leftSide, rightSide] = [rightSide, leftSide];
     if (leftSide.side === rightSide.side) fail('invalid_argument', `a join condition compares the ${leftSide.side} side with itself; write $left.a == $right.b`, condition);
     const bindSide = (expression: Ast.Expression, node: PlanNode, side: 'left' | 'right'): Expr => {

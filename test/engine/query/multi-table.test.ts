@@ -148,3 +148,154 @@ describe('externaldata', () => {
     );
   });
 });
+
+describe('union', () => {
+  it('takes every row of every table, merging columns of one name', async () => {
+    expect(await rows("['github-push-event'] | union ['github-pull-request-event'] | count")).toEqual([{ count: 5 }]);
+    expect(await rows("['github-pull-request-event'] | union ['github-push-event'] | where actor == \"github-actions[bot]\" | project _time, repo, ['id'], commits, head")).toEqual([
+      { _time: '2024-05-01T09:20:00Z', repo: 'axiomhq/docs', id: 11, commits: null, head: null },
+      { _time: '2024-05-01T09:00:00Z', repo: 'axiomhq/axiom', id: 1, commits: 2, head: 'abc' },
+    ]);
+    // `id` is a string in one dataset and an integer in the other: merged, it is a string.
+    expect(await rows("['sample-http-logs'] | union ['github-push-event'] | where id == '1' | project repo")).toEqual([{ repo: 'axiomhq/axiom' }]);
+    expect((await fields("['sample-http-logs'] | union ['github-push-event'] | project id, commits")).map((field) => field.type)).toEqual(['string', 'integer']);
+  });
+
+  it('reports every dataset read and counts the rows of each', async () => {
+    const answer = await result("['github-push-event'] | union ['github-pull-request-event'] | summarize count()");
+    expect(answer.datasetNames).toEqual(['github-push-event', 'github-pull-request-event']);
+    expect(answer.tables[0]?.sources).toEqual([{ name: 'github-push-event' }, { name: 'github-pull-request-event' }]);
+    expect(answer.status.rowsExamined).toBe(5);
+    expect(Object.keys(answer.fieldsMetaMap)).toEqual(['github-push-event', 'github-pull-request-event']);
+  });
+
+  it('reads tabular lets and parenthesised expressions', async () => {
+    expect(await rows("let errors = ['otel-demo-logs'] | where severity == 'error'; ['otel-demo-traces'] | union errors | count")).toEqual([{ count: 5 }]);
+    expect(await rows("['otel-demo-traces'] | union (['otel-demo-logs'] | where severity == 'warn' | project body) | where isnotempty(body) | project body")).toEqual([{ body: 'retrying' }]);
+  });
+
+  it('withsource names each row’s dataset; patterns match dataset names', async () => {
+    expect(await rows('union withsource=dataset github* | summarize count() by dataset')).toEqual([
+      { dataset: 'github-pull-request-event', count_: 3 },
+      { dataset: 'github-push-event', count_: 2 },
+    ]);
+    expect(await rows('union * | count')).toEqual([{ count: 18 }]);
+    expect(await rows("['github-push-event'] | union withsource=src ['github-pull-request-event'] | summarize count() by src | order by src asc")).toEqual([
+      { src: 'github-pull-request-event', count_: 3 },
+      { src: 'github-push-event', count_: 2 },
+    ]);
+    expect(await errorOf('union nothing* | count')).toBe('line 1, column 1: union matched no dataset; check the pattern, or name the datasets');
+  });
+});
+
+describe('join', () => {
+  const traces = "['otel-demo-traces']";
+  const logs = "['otel-demo-logs']";
+  const spans = async (kind: string): Promise<unknown[]> =>
+    (await rows(`${traces} | join kind=${kind} ${logs} on trace_id | project span_id, body | order by span_id asc, body asc`)).map((row) => [row.span_id, row.body]);
+
+  it('inner (the default) pairs every match', async () => {
+    const both = [
+      ['s1', 'cart loaded'],
+      ['s2', 'cart loaded'],
+      ['s3', 'checkout failed'],
+      ['s3', 'retrying'],
+    ];
+    expect(await spans('inner')).toEqual(both);
+    expect((await rows(`${traces} | join ${logs} on trace_id | count`))[0]).toEqual({ count: 4 });
+    expect(await fields(`${traces} | join ${logs} on trace_id | project trace_id, trace_id1, _time, _time1`)).toEqual([
+      { name: 'trace_id', type: 'string' },
+      { name: 'trace_id1', type: 'string' },
+      { name: '_time', type: 'datetime' },
+      { name: '_time1', type: 'datetime' },
+    ]);
+  });
+
+  it('innerunique takes the first match of the right side for each left row', async () => {
+    expect(await spans('innerunique')).toEqual([
+      ['s1', 'cart loaded'],
+      ['s2', 'cart loaded'],
+      ['s3', 'retrying'],
+    ]);
+  });
+
+  it('the outer kinds keep unmatched rows with nulls', async () => {
+    expect(await spans('leftouter')).toEqual([
+      ['s1', 'cart loaded'],
+      ['s2', 'cart loaded'],
+      ['s3', 'checkout failed'],
+      ['s3', 'retrying'],
+      ['s4', null],
+    ]);
+    expect(await spans('rightouter')).toEqual([
+      [null, 'orphan'],
+      ['s1', 'cart loaded'],
+      ['s2', 'cart loaded'],
+      ['s3', 'checkout failed'],
+      ['s3', 'retrying'],
+    ]);
+    expect((await spans('fullouter')).length).toBe(6);
+  });
+
+  it('anti and semi kinds keep one side’s rows and columns', async () => {
+    expect(await rows(`${traces} | join kind=leftanti ${logs} on trace_id | project span_id`)).toEqual([{ span_id: 's4' }]);
+    expect(await rows(`${traces} | join kind=rightanti ${logs} on trace_id | project body`)).toEqual([{ body: 'orphan' }]);
+    expect(await rows(`${traces} | join kind=leftsemi ${logs} on trace_id | order by span_id asc | project span_id`)).toEqual([{ span_id: 's1' }, { span_id: 's2' }, { span_id: 's3' }]);
+    expect((await fields(`${traces} | join kind=leftsemi ${logs} on trace_id`)).map((field) => field.name)).not.toContain('body');
+    expect(await rows(`${traces} | join kind=rightsemi ${logs} on trace_id | order by body asc | project body`)).toEqual([{ body: 'cart loaded' }, { body: 'checkout failed' }, { body: 'retrying' }]);
+  });
+
+  it('joins on $left/$right columns of other names and on expressions', async () => {
+    const users = "datatable(user:string, name:string) ['u1', 'Ann', 'U2', 'Bob']";
+    expect(await rows(`['sample-http-logs'] | join kind=leftouter (${users}) on $left.id == $right.user | order by _time asc | project id, name`)).toEqual([
+      { id: 'u1', name: 'Ann' },
+      { id: 'u2', name: null },
+      { id: 'u3', name: null },
+      { id: 'u1', name: 'Ann' },
+      { id: 'u4', name: null },
+    ]);
+    expect(await rows(`['sample-http-logs'] | join (${users}) on $left.id == tolower($right.user) | summarize count() by name | order by name asc`)).toEqual([
+      { name: 'Ann', count_: 2 },
+      { name: 'Bob', count_: 1 },
+    ]);
+  });
+
+  it('refuses unknown kinds and keys of different types', async () => {
+    expect(await errorOf(`${traces} | join kind=outer ${logs} on trace_id`)).toBe(
+      "line 1, column 34: unknown join kind 'outer'; expected one of inner, innerunique, leftouter, rightouter, fullouter, leftanti, rightanti, leftsemi, rightsemi",
+    );
+    expect(await errorOf(`${traces} | join ${logs} on $left.trace_id == $right._time`)).toMatch(/join keys must have the same type, got string on the left and datetime on the right/);
+    expect(await errorOf(`${traces} | join ${logs} on nope`)).toMatch(/unknown field 'nope'/);
+  });
+});
+
+describe('lookup', () => {
+  it('runs the reference’s example: a datatable let, $left.[…] == $right.…', async () => {
+    const apl = `let LookupTable=datatable(serviceName:string, humanreadableServiceName:string)[
+  'frontend', 'Frontend',
+  'loadgenerator', 'Load generator',
+  'cartservice', 'Cart',
+];
+['otel-demo-traces']
+| lookup kind=leftouter LookupTable on $left.['service.name'] == $right.serviceName
+| project _time, span_id, ['service.name'], humanreadableServiceName`;
+    expect(await rows(apl)).toEqual([
+      { _time: '2024-05-01T10:00:03Z', span_id: 's4', 'service.name': 'loadgenerator', humanreadableServiceName: 'Load generator' },
+      { _time: '2024-05-01T10:00:02Z', span_id: 's3', 'service.name': 'frontend', humanreadableServiceName: 'Frontend' },
+      { _time: '2024-05-01T10:00:01Z', span_id: 's2', 'service.name': 'cartservice', humanreadableServiceName: 'Cart' },
+      { _time: '2024-05-01T10:00:00Z', span_id: 's1', 'service.name': 'frontend', humanreadableServiceName: 'Frontend' },
+    ]);
+  });
+
+  it('shows the key once; kind=inner drops rows without a match', async () => {
+    const table = "datatable(id:string, tier:string) ['u1', 'gold', 'u3', 'silver']";
+    const names = (await fields(`['sample-http-logs'] | lookup (${table}) on id`)).map((field) => field.name);
+    expect(names.filter((name) => name.startsWith('id'))).toEqual(['id']);
+    expect(await rows(`['sample-http-logs'] | lookup kind=inner (${table}) on id | order by _time asc | project id, tier`)).toEqual([
+      { id: 'u1', tier: 'gold' },
+      { id: 'u3', tier: 'silver' },
+      { id: 'u1', tier: 'gold' },
+    ]);
+    expect(await rows(`['sample-http-logs'] | lookup (${table}) on id | count`)).toEqual([{ count: 5 }]);
+  });
+});
