@@ -19,10 +19,10 @@ export function makeSeries(checker: TableChecker, input: PlanNode, operator: Ast
   if (operator.aggregates.length === 0) fail('invalid_argument', 'make-series needs at least one aggregation, such as count()', operator);
   const on = checker.bind(operator.on, input);
   if (on.type !== 'datetime') fail('type_mismatch', `make-series needs a datetime after 'on', got ${on.type}`, operator.on);
-  const step = constantSpan(checker, operator.step, 'timespan', 'the step, such as 5m');
+  const step = constantSpan(checker, input, operator.step, 'timespan', 'the step, such as 5m');
   if (step <= 0n) fail('invalid_argument', 'the step of make-series must be a positive timespan, such as 5m', operator.step);
-  const from = operator.from ? constantSpan(checker, operator.from, 'datetime', 'a datetime, such as ago(1h)') : undefined;
-  const to = operator.to ? constantSpan(checker, operator.to, 'datetime', 'a datetime, such as now()') : undefined;
+  const from = operator.from ? constantSpan(checker, input, operator.from, 'datetime', 'a datetime, such as ago(1h)') : undefined;
+  const to = operator.to ? constantSpan(checker, input, operator.to, 'datetime', 'a datetime, such as now()') : undefined;
   if ((from === undefined) !== (to === undefined)) fail('invalid_argument', "make-series needs both 'from' and 'to', or neither (then the data's first and last times)", operator.from ?? operator.to ?? operator);
   let range: { from: bigint; to: bigint } | undefined;
   if (from !== undefined && to !== undefined) {
@@ -69,8 +69,8 @@ export function makeSeries(checker: TableChecker, input: PlanNode, operator: Ast
 }
 
 /** A constant datetime or timespan: literals and their sums and differences (`now() - 24h`). */
-function constantSpan(checker: TableChecker, node: Ast.Expression, type: 'datetime' | 'timespan', expected: string): bigint {
-  const expr = checker.bind(node, { kind: 'values', columns: [], rows: [], order: [] });
+function constantSpan(checker: TableChecker, input: PlanNode, node: Ast.Expression, type: 'datetime' | 'timespan', expected: string): bigint {
+  const expr = checker.bind(node, input);
   const value = expr.type === type ? fold(expr) : undefined;
   if (value === undefined) fail('invalid_argument', `make-series needs a constant ${type} here: ${expected}`, node);
   return value;

@@ -412,6 +412,7 @@ class PlanCompiler {
       item.expand ? `${element(`q.${columnName(item.source)}`, item.expand)} AS ${columnName(item.column.id)}` : `q.${columnName(item.source)} AS ${columnName(item.column.id)}`,
     );
     columns.push(`${i} AS ${columnName(node.itemIndex.id)}`);
+    if (this.carrying) columns.push(`q.${quoteIdentifier(MATCHED)}`);
     return `SELECT ${columns.join(', ')} FROM (${input}) AS q, range(0, CAST(${count} AS BIGINT)) AS t(i)`;
   }
 
@@ -440,7 +441,9 @@ class PlanCompiler {
       `${list(bin)} AS ${quoteIdentifier('s_bins')}`,
       ...node.values.map((value, index) => `${list(element(value))} AS ${quoteIdentifier(`s_v${index}`)}`),
     ];
-    const grouped = `SELECT ${[...keys, ...lists, lo, n].join(', ')} FROM (SELECT *, ${bounds} FROM (${input}) AS q) AS q GROUP BY ${[...keys, lo, n].join(', ')}`;
+    // The matched-rows counter an aggregation below carries is one value on every row.
+    const carried = this.carrying ? [`any_value(${quoteIdentifier(MATCHED)}) AS ${quoteIdentifier(MATCHED)}`] : [];
+    const grouped = `SELECT ${[...keys, ...lists, ...carried, lo, n].join(', ')} FROM (SELECT *, ${bounds} FROM (${input}) AS q) AS q GROUP BY ${[...keys, lo, n].join(', ')}`;
     const at = `${lo} + i * ${step}`;
     const arrays = node.values.map((value, index) => {
       const found = `list_extract(${quoteIdentifier(`s_v${index}`)}, list_position(${quoteIdentifier('s_bins')}, ${at}))`;
@@ -450,6 +453,7 @@ class PlanCompiler {
       ...node.keys.map((key) => `${columnName(key.input)} AS ${columnName(key.column.id)}`),
       ...arrays,
       `CAST(to_json(list_transform(range(0, ${n}), i -> ${formatDatetimeSql(`(${at})`)})) AS VARCHAR) AS ${columnName(node.time.id)}`,
+      ...(this.carrying ? [quoteIdentifier(MATCHED)] : []),
     ];
     return `SELECT ${columns.join(', ')} FROM (${grouped}) AS s`;
   }

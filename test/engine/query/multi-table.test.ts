@@ -299,3 +299,92 @@ describe('lookup', () => {
     expect(await rows(`['sample-http-logs'] | lookup (${table}) on id | count`)).toEqual([{ count: 5 }]);
   });
 });
+
+describe('make-series', () => {
+  const range = 'from datetime(2024-05-01T10:00:00Z) to datetime(2024-05-01T10:05:00Z) step 1m';
+  const bins = ['10:00', '10:01', '10:02', '10:03', '10:04'].map((minute) => `2024-05-01T${minute}:00Z`);
+
+  it('makes arrays over every bin of the range, a bin without rows taking the default', async () => {
+    const apl = `['sample-http-logs'] | make-series count() default=0 on _time ${range}`;
+    expect(await rows(apl)).toEqual([{ count_: [1, 1, 1, 0, 2], time: bins }]);
+    expect(await fields(apl)).toEqual([
+      { name: 'count_', type: 'array' },
+      { name: 'time', type: 'array' },
+    ]);
+  });
+
+  it('makes one row per group, and takes named aggregations', async () => {
+    expect(await rows(`['sample-http-logs'] | make-series avg(req_duration_ms) on _time ${range} by ['geo.city']`)).toEqual([
+      { 'geo.city': 'Berlin', avg_req_duration_ms: [0, 200, 0, 0, 80], time: bins },
+      { 'geo.city': 'London', avg_req_duration_ms: [10.5, 0, 0, 0, 5], time: bins },
+      { 'geo.city': 'Paris', avg_req_duration_ms: [0, 0, 30, 0, 0], time: bins },
+    ]);
+    expect(await rows(`['sample-http-logs'] | make-series errors = countif(status == '500'), total = count() default = -1 on _time ${range}`)).toEqual([
+      { errors: [0, 1, 0, -1, 1], total: [1, 1, 1, -1, 2], time: bins },
+    ]);
+  });
+
+  it('without a range, spans the data’s first to last bin (bins aligned to the epoch)', async () => {
+    expect(await rows("['sample-http-logs'] | make-series count() on _time step 2m")).toEqual([
+      { count_: [2, 1, 2], time: ['2024-05-01T10:00:00Z', '2024-05-01T10:02:00Z', '2024-05-01T10:04:00Z'] },
+    ]);
+    expect(await rows("['sample-http-logs'] | where status == 'none' | make-series count() on _time step 2m")).toEqual([]);
+  });
+
+  it('runs the reference’s example shape: now()-24h to now(), then mv-expand back to rows', async () => {
+    const apl =
+      "['sample-http-logs'] | make-series count() on _time from now()-24h to now() step 5m " +
+      '| mv-expand count_ to typeof(long), time to typeof(datetime) | project-rename _time=time | where count_ > 0';
+    expect(await rows(apl)).toEqual([{ count_: 5, _time: '2024-05-01T10:00:00Z' }]);
+    expect((await rows("['sample-http-logs'] | make-series count() on _time from now()-24h to now() step 5m | mv-expand count_ | count"))[0]).toEqual({ count: 288 });
+  });
+
+  it('refuses what it cannot bin', async () => {
+    expect(await errorOf("['sample-http-logs'] | make-series count() on id step 1m")).toBe("line 1, column 47: make-series needs a datetime after 'on', got string");
+    expect(await errorOf("['sample-http-logs'] | make-series count() on _time step req_duration_ms")).toMatch(/make-series needs a constant timespan here/);
+    expect(await errorOf("['sample-http-logs'] | make-series count() on _time from ago(1h) step 1m")).toMatch(/needs both 'from' and 'to'/);
+    expect(await errorOf("['sample-http-logs'] | make-series count() on _time from ago(1000d) to now() step 1s")).toMatch(/more than 100000; use a larger step/);
+  });
+});
+
+describe('mv-expand', () => {
+  it('runs the reference’s example: one row per element, an empty array none, a missing value one', async () => {
+    expect(await rows("['sample-http-logs'] | limit 100 | mv-expand territories | summarize count = count() by territory_name = tostring(territories)")).toEqual([
+      { territory_name: 'United States', count: 2 },
+      { territory_name: '', count: 1 },
+      { territory_name: 'India', count: 1 },
+      { territory_name: 'Japan', count: 1 },
+    ]);
+  });
+
+  it('expands in parallel, with_itemindex, to typeof() and limit', async () => {
+    expect(await rows('print a = dynamic([1, 2, 3]), b = dynamic(["x"]) | mv-expand a, b')).toEqual([
+      { a: 1, b: 'x' },
+      { a: 2, b: null },
+      { a: 3, b: null },
+    ]);
+    const typed = 'datatable(a:dynamic) [dynamic([10, 20])] | mv-expand with_itemindex=i a to typeof(long)';
+    expect(await rows(typed)).toEqual([
+      { a: 10, i: 0 },
+      { a: 20, i: 1 },
+    ]);
+    expect(await fields(typed)).toEqual([
+      { name: 'a', type: 'integer' },
+      { name: 'i', type: 'integer' },
+    ]);
+    expect(await rows('print a = dynamic([1, 2, 3]) | mv-expand a limit 2')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(await rows('print a = dynamic([1, 2]) | mv-expand b = a | project a, b')).toEqual([
+      { a: [1, 2], b: 1 },
+      { a: [1, 2], b: 2 },
+    ]);
+  });
+
+  it('expands a property bag by property: [key, value] by default, a one-property bag with kind=bag', async () => {
+    expect(await rows('print b = dynamic({"x": 1, "y": "z"}) | mv-expand b')).toEqual([{ b: ['x', 1] }, { b: ['y', 'z'] }]);
+    expect(await rows('print b = dynamic({"x": 1, "y": "z"}) | mv-expand kind=bag b')).toEqual([{ b: { x: 1 } }, { b: { y: 'z' } }]);
+  });
+
+  it('refuses a value that is not dynamic', async () => {
+    expect(await errorOf('print a = 1 | mv-expand a')).toBe('line 1, column 25: mv-expand needs a dynamic array or property bag, got long; convert text with parse_json()');
+  });
+});
