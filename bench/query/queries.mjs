@@ -2,7 +2,9 @@
 // Query benchmark of the local service: generated HTTP-log events ingested over HTTP, then a
 // suite of APL queries, each timed over HTTP next to the equivalent hand-written SQL run by
 // DuckDB in this process on the same rows, as a ratio (Timemark / DuckDB; lower is better).
-// Usage: npm run build && node bench/query/queries.mjs [--events 1000000] [--runs 15] [--warmup 10] [--only name]
+// Usage: npm run build && node bench/query/queries.mjs [--suite core|operators] [--events 1000000] [--runs 15] [--warmup 10] [--only name]
+// `--suite operators` (the second suite) times what needs more than a filter and a summarize:
+// joins, make-series with a series_* function, mv-expand, parse and a string-heavy query.
 // The queries start once the service has been idle for a few seconds, after its idle checkpoint:
 // both sides then read DuckDB's compressed storage. Before any query is timed, the whole suite
 // runs --warmup times on both sides, untimed, so that the service is timed in the steady state
@@ -22,7 +24,7 @@ import { openEventStore } from '../../build/src/engine/store/event-store.js';
 import { runApl } from '../../build/src/engine/query/run-apl.js';
 import { fixed, flags, percentile, pool } from '../lib/stats.mjs';
 
-const options = flags({ events: 1_000_000, runs: 15, warmup: 10, only: '' });
+const options = flags({ suite: 'core', events: 1_000_000, runs: 15, warmup: 10, only: '' });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const DATASET = 'http-logs';
 const START = new Date(HTTP_LOGS_DEFAULTS.startMs).toISOString();
@@ -34,7 +36,7 @@ const WINDOW = `_time >= TIMESTAMP '${START.replace('T', ' ').replace('Z', '')}'
  * the APL result also has a `_totals` table (a summarize by a time bin), the SQL computes the
  * totals too, with GROUPING SETS, so that both sides produce the same information.
  */
-const QUERIES = [
+const CORE = [
   {
     name: 'filter + count',
     apl: `['${DATASET}'] | where status == "500" | count`,
@@ -95,7 +97,63 @@ const QUERIES = [
     apl: `['${DATASET}'] | where uri matches regex @"^/api/v1/users/[0-9]+/orders$" | count`,
     sql: `SELECT count(*) FROM logs WHERE ${WINDOW} AND regexp_matches(uri, '^/api/v1/users/[0-9]+/orders$')`,
   },
-].filter((query) => !options.only || query.name === options.only);
+];
+
+/**
+ * The second suite: operators that build more than one table or change the number of rows, each
+ * against the SQL a person would write for it (a join of two aggregates, a window function for
+ * the moving average, unnest, regexp_extract).
+ */
+const OPERATORS = [
+  {
+    name: 'join kind=inner of two aggregates',
+    apl: `['${DATASET}'] | summarize requests = count() by uri | join kind=inner (['${DATASET}'] | where status == "500" | summarize errors = count() by uri) on uri`,
+    sql: `WITH a AS (SELECT uri, count(*) AS requests FROM logs WHERE ${WINDOW} GROUP BY uri),
+      b AS (SELECT uri, count(*) AS errors FROM logs WHERE ${WINDOW} AND status = '500' GROUP BY uri)
+      SELECT a.uri, a.requests, b.uri, b.errors FROM a JOIN b ON a.uri = b.uri`,
+  },
+  {
+    name: 'join kind=leftouter, events with an aggregate',
+    apl: `['${DATASET}'] | where status startswith "5" | join kind=leftouter (['${DATASET}'] | summarize p95 = percentile(req_duration_ms, 95) by uri) on uri | count`,
+    sql: `WITH p AS (SELECT uri, quantile_disc(req_duration_ms, 0.95) AS p95 FROM logs WHERE ${WINDOW} GROUP BY uri)
+      SELECT count(*) FROM logs LEFT JOIN p ON logs.uri = p.uri WHERE ${WINDOW} AND logs.status LIKE '5%'`,
+  },
+  {
+    name: 'make-series + series_fir',
+    apl: `['${DATASET}'] | make-series n = count() default = 0 on _time from datetime(2024-01-01) to datetime(2024-01-02) step 1m by method | extend smooth = series_fir(n, dynamic([1, 1, 1, 1, 1]))`,
+    sql: `WITH bins AS (SELECT method, t FROM (SELECT DISTINCT method FROM logs WHERE _time >= TIMESTAMP '2024-01-01' AND _time < TIMESTAMP '2024-01-02'),
+          range(TIMESTAMP '2024-01-01', TIMESTAMP '2024-01-02', INTERVAL 1 minute) AS r(t)),
+        counts AS (SELECT method, time_bucket(INTERVAL 1 minute, _time) AS t, count(*) AS n FROM logs WHERE _time >= TIMESTAMP '2024-01-01' AND _time < TIMESTAMP '2024-01-02' GROUP BY ALL),
+        series AS (SELECT bins.method, bins.t, coalesce(counts.n, 0) AS n FROM bins LEFT JOIN counts USING (method, t))
+      SELECT method, list(n ORDER BY t) AS n, list(smooth ORDER BY t) AS smooth, list(t ORDER BY t) AS time
+      FROM (SELECT method, t, n, sum(n) OVER (PARTITION BY method ORDER BY t ROWS 4 PRECEDING) / 5.0 AS smooth FROM series) GROUP BY method`,
+  },
+  {
+    name: 'mv-expand an array',
+    apl: `['${DATASET}'] | mv-expand tags | summarize count() by tag = tostring(tags)`,
+    sql: `SELECT tag, count(*) FROM (SELECT unnest(tags) AS tag FROM logs WHERE ${WINDOW}) GROUP BY tag`,
+  },
+  {
+    name: 'parse with typed captures',
+    apl: `['${DATASET}'] | parse message with verb " " path " answered " code:long " in " ms:real " ms" | summarize count(), avg(ms) by code`,
+    sql: `SELECT code, count(*), avg(ms) FROM (
+        SELECT TRY_CAST(regexp_extract(message, '^(.*?) (.*?) answered (.*?) in (.*?) ms$', 3) AS BIGINT) AS code,
+               TRY_CAST(regexp_extract(message, '^(.*?) (.*?) answered (.*?) in (.*?) ms$', 4) AS DOUBLE) AS ms
+        FROM logs WHERE ${WINDOW}) GROUP BY code`,
+  },
+  {
+    name: 'string-heavy: extract, tolower, strcat, trim_end',
+    apl: `['${DATASET}'] | extend agent = tolower(extract("^([A-Za-z]+)", 1, user_agent)), section = extract("^(/[^/]*)", 1, uri), route = strcat(method, " ", trim_end("/", uri)) | where agent != "" | summarize count(), dcount(route) by agent, section`,
+    sql: `SELECT agent, section, count(*), count(DISTINCT route) FROM (
+        SELECT lower(regexp_extract(user_agent, '^([A-Za-z]+)', 1)) AS agent, regexp_extract(uri, '^(/[^/]*)', 1) AS section,
+               method || ' ' || regexp_replace(uri, '(/)+$', '') AS route
+        FROM logs WHERE ${WINDOW}) WHERE agent != '' GROUP BY agent, section`,
+  },
+];
+
+const SUITES = { core: CORE, operators: OPERATORS };
+if (!(options.suite in SUITES)) throw new Error(`Unknown --suite ${options.suite}. Expected one of ${Object.keys(SUITES).join(', ')}.`);
+const QUERIES = SUITES[options.suite].filter((query) => !options.only || query.name === options.only);
 
 const workDir = mkdtempSync(join(tmpdir(), 'timemark-bench-query-'));
 const dispatcher = new Agent({ connections: 4, keepAliveTimeout: 60_000 });

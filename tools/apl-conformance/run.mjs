@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+/**
+ * How much of the APL reference runs on the local service: every query that the reference pages
+ * link to the Playground ("Run in Playground"), sent as a user would paste it, against datasets
+ * shaped like the Playground's (the field names and types the pages use).
+ *
+ *   node tools/apl-conformance/run.mjs --docs /path/to/axiomhq/docs [--json failures.json]
+ *
+ * `--docs` is a clone of github.com/axiomhq/docs (a work tree, or a bare repository read at HEAD).
+ * The pages are read from there, never copied into this repository.
+ *
+ * A query "runs" when the service answers 200. That is not the same as answering right: the
+ * engine's tests check answers (test/engine/); this measures coverage of the language as the
+ * reference writes it, and lists what fails, grouped by the error's first words.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { httpLogs } from '../../bench/lib/http-logs.mjs';
+import { startLocalService, stop } from '../../bench/lib/processes.mjs';
+import { sampleDatasets } from './datasets.mjs';
+
+const APL_PAGES = 'content/docs/(query-reference)/apl';
+const TOKEN = 'xaat-apl-conformance-0000000000';
+
+const { values } = parseArgs({ options: { docs: { type: 'string' }, json: { type: 'string' } } });
+if (values.docs === undefined) {
+  console.error('Missing --docs DIR: a clone of github.com/axiomhq/docs (work tree or bare repository).');
+  process.exit(2);
+}
+
+const pages = readPages(values.docs);
+const queries = playgroundQueries(pages);
+console.log(`${queries.length} Playground queries on ${new Set(queries.map((q) => q.page)).size} pages`);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'timemark-apl-conformance-'));
+const { child, url } = await startLocalService(dataDir, TOKEN);
+try {
+  await loadDatasets(url);
+  const results = [];
+  for (const query of queries) results.push({ ...query, ...(await run(url, query.apl)) });
+  report(results);
+} finally {
+  await stop(child);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Every `.mdx` page under the APL reference, as `{ path, text }`. */
+function readPages(docs) {
+  if (existsSync(join(docs, APL_PAGES))) {
+    const walk = (dir) => readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : name.endsWith('.mdx') ? [path] : [];
+    });
+    return walk(join(docs, APL_PAGES)).map((path) => ({ path: relative(join(docs, APL_PAGES), path), text: readFileSync(path, 'utf8') }));
+  }
+  const git = (...args) => execFileSync('git', ['-C', docs, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  return git('ls-tree', '-r', '--name-only', 'HEAD', `${APL_PAGES}/`)
+    .split('\n')
+    .filter((path) => path.endsWith('.mdx'))
+    .map((path) => ({ path: path.slice(APL_PAGES.length + 1), text: git('show', `HEAD:${path}`) }));
+}
+
+/**
+ * The `apl` of every Playground link's `initForm`. A link's URL may hold parentheses (the query's
+ * own), so it ends at the parenthesis that closes the link. A few pages write quotes inside the
+ * query unescaped; such a form is read as the text between `"apl":"` and the form's end.
+ */
+function playgroundQueries(pages) {
+  const found = [];
+  for (const { path, text } of pages) {
+    let at = 0;
+    while ((at = text.indexOf('initForm=', at)) >= 0) {
+      let end = at + 'initForm='.length;
+      for (let depth = 1; end < text.length && depth > 0 && text[end] !== '\n'; end++) {
+        if (text[end] === '(') depth++;
+        else if (text[end] === ')') depth--;
+      }
+      const raw = text.slice(at + 'initForm='.length, end - 1).split('&')[0] ?? '';
+      at = end;
+      const apl = formApl(raw);
+      if (apl !== undefined) found.push({ page: path, apl });
+    }
+  }
+  return found;
+}
+
+function formApl(raw) {
+  let form;
+  try {
+    // The Playground reads the form as a query string, where '+' stands for a space.
+    form = decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+  try {
+    return JSON.parse(form).apl;
+  } catch {
+    const match = /^\{"apl":"([\s\S]*)"(?:,"queryOptions":[\s\S]*)?\}$/.exec(form);
+    return match?.[1]?.replaceAll('\\n', '\n').replaceAll('\\"', '"');
+  }
+}
+
+async function loadDatasets(url) {
+  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' };
+  const now = Date.now();
+  const sets = sampleDatasets(now);
+  sets['sample-http-logs'] = [...httpLogs({ count: 3000, startMs: now - 7 * 86_400_000, spanMs: 7 * 86_400_000 })].map((event, i) => ({ ...event, id: `u_${(i * 7919) % 500}` }));
+  for (const [dataset, events] of Object.entries(sets)) {
+    if (dataset === 'otel-demo-traces') continue;
+    await post(`${url}/v1/datasets/${dataset}/ingest`, headers, events.map((event) => JSON.stringify(event)).join('\n'));
+  }
+  // The traces go in through OTLP, so that they get the hosted OTel layout (a timespan duration).
+  await post(`${url}/v1/traces`, { ...headers, 'content-type': 'application/json', 'x-axiom-dataset': 'otel-demo-traces' }, JSON.stringify(sets['otel-demo-traces']));
+}
+
+async function post(target, headers, body) {
+  const response = await fetch(target, { method: 'POST', headers, body });
+  if (!response.ok) throw new Error(`POST ${target} answered ${response.status}: ${await response.text()}`);
+}
+
+async function run(url, apl) {
+  const body = { apl, startTime: new Date(Date.now() - 90 * 86_400_000).toISOString(), endTime: new Date(Date.now() + 3_600_000).toISOString() };
+  const response = await fetch(`${url}/v1/datasets/_apl?format=tabular`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.ok) return { status: response.status };
+  let message = text;
+  try {
+    message = JSON.parse(text).message ?? text;
+  } catch {
+    // Not JSON: the text itself is the message.
+  }
+  return { status: response.status, message };
+}
+
+function report(results) {
+  const passed = results.filter((r) => r.status === 200).length;
+  const faults = results.filter((r) => r.status >= 500).length;
+  console.log(`runs: ${passed} of ${results.length} (${((100 * passed) / results.length).toFixed(1)}%); 5xx: ${faults}`);
+
+  const bySection = new Map();
+  for (const r of results) {
+    const section = r.page.split('/').slice(0, r.page.startsWith('scalar-functions/') ? 2 : 1).join('/').replace(/\.mdx$/, '');
+    const entry = bySection.get(section) ?? { total: 0, passed: 0 };
+    entry.total++;
+    if (r.status === 200) entry.passed++;
+    bySection.set(section, entry);
+  }
+  console.log('\nby section:');
+  for (const [section, { total, passed: ok }] of [...bySection].sort()) console.log(`  ${section.padEnd(44)} ${String(ok).padStart(4)} / ${total}`);
+
+  const reasons = new Map();
+  for (const r of results.filter((r) => r.status !== 200)) {
+    const reason = `${r.status} ${reasonOf(r.message)}`;
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  console.log('\nwhy the rest fail (most frequent first):');
+  for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${String(count).padStart(4)}  ${reason}`);
+
+  if (values.json !== undefined) {
+    writeFileSync(values.json, JSON.stringify(results.filter((r) => r.status !== 200), null, 2));
+    console.log(`\nthe failures, with their queries: ${values.json}`);
+  }
+}
+
+/** An error message without what varies from query to query: positions, code frames, quoted values. */
+function reasonOf(message) {
+  const first = String(message).split('\n')[0] ?? '';
+  return first.replace(/^Line \d+, column \d+: /, '').replace(/'[^']*'|"[^"]*"/g, "'…'").replace(/\d+/g, 'N').slice(0, 110);
+}
