@@ -1,12 +1,21 @@
+import { toText } from '../sql/convert.js';
 import { sqlInteger } from '../sql/quote.js';
 import { ORDERED, constantNumber, expectType, fieldsOf, nameFor, single } from './helpers.js';
 import type { AggregateOutput, AggregationDef, AggregateSqlCall, BoundArg } from './types.js';
 
 const COLLECTABLE = [...ORDERED, 'dynamic'] as const;
 
-/** A value as a list element: dynamic values are JSON, not their text. */
+/**
+ * A value as a list element: dynamic values are JSON, not their text; datetimes and timespans
+ * their text, as inside any dynamic value (`functions/lowering.ts`'s `jsonValue`); reals that
+ * are not finite null, as JSON has no NaN.
+ */
 function element(c: AggregateSqlCall): string {
-  return c.type(0) === 'dynamic' ? `CAST(${c.arg(0)} AS JSON)` : c.arg(0);
+  const type = c.type(0);
+  if (type === 'dynamic') return `CAST(${c.arg(0)} AS JSON)`;
+  if (type === 'datetime' || type === 'timespan') return toText(c.arg(0), type);
+  if (type === 'real') return `CASE WHEN isfinite(${c.arg(0)}) THEN ${c.arg(0)} END`;
+  return c.arg(0);
 }
 
 function inIngestOrder(c: AggregateSqlCall): string {
@@ -49,7 +58,7 @@ function argExtreme(name: 'arg_max' | 'arg_min', summary: string, examples: Aggr
       const returned = [args[0] as BoundArg, ...args.slice(1)];
       const outputs: AggregateOutput[] = returned.map((arg, index) => ({
         call: { fn: name, args: [arg.expr, by], params: [], type: arg.expr.type },
-        defaultName: arg.field ?? (index === 0 ? `${name === 'arg_max' ? 'max' : 'min'}_` : `${name}_`),
+        defaultName: arg.name ?? arg.field ?? (index === 0 ? `${name === 'arg_max' ? 'max' : 'min'}_` : `${name}_`),
         agg: { name: site.wire, fields: fieldsOf(args), args: [] },
       }));
       return { outputs };
@@ -76,6 +85,7 @@ export const COLLECTION_AGGREGATIONS: readonly AggregationDef[] = [
     },
     examples: [
       { query: "['sample-http-logs'] | where server_datacenter == 'DCB' | summarize make_list(method)", rows: [{ make_list_method: ['PUT', 'POST'] }] },
+      { query: "['sample-http-logs'] | where server_datacenter == 'DCB' | summarize make_list(_time)", rows: [{ make_list__time: ['2024-05-01T12:00:01Z', '2024-05-01T12:00:04Z'] }] },
       { query: "['sample-http-logs'] | summarize make_list_if(status, method == 'GET', 2)", rows: [{ make_list_if_status: ['200', '304'] }] },
     ],
   }),
@@ -119,6 +129,10 @@ export const COLLECTION_AGGREGATIONS: readonly AggregationDef[] = [
   },
   argExtreme('arg_max', 'The `returned` expressions (or `*`, every column) of the row where `expr` is largest; ties go to the first row ingested.', [
     { query: "['sample-http-logs'] | summarize arg_max(req_duration_ms, uri)", rows: [{ req_duration_ms: 950.5, uri: '/api/v2/users/7/avatar' }] },
+    {
+      query: "['sample-http-logs'] | summarize arg_max(req_duration_ms, slowest = uri), arg_max(longest = strlen(uri), ['longest uri'] = uri)",
+      rows: [{ req_duration_ms: 950.5, slowest: '/api/v2/users/7/avatar', longest: 39, 'longest uri': '/api/v1/users/42?expand=profile&lang=en' }],
+    },
   ]),
   argExtreme('arg_min', 'The `returned` expressions (or `*`, every column) of the row where `expr` is smallest; ties go to the first row ingested.', [
     { query: "['sample-http-logs'] | summarize arg_min(resp_body_size_bytes, method, status)", rows: [{ resp_body_size_bytes: 0, method: 'GET', status: '304' }] },

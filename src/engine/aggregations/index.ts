@@ -1,10 +1,11 @@
+import { ANALYSIS_AGGREGATIONS } from './analysis.js';
 import { COLLECTION_AGGREGATIONS } from './collections.js';
 import { COUNT_AGGREGATIONS } from './count.js';
 import { STATISTICS_AGGREGATIONS } from './statistics.js';
 import type { AggregationDef } from './types.js';
 
 /** Every aggregation: the only index. A new aggregation is one entry in one of these lists. */
-export const AGGREGATIONS: readonly AggregationDef[] = [...COUNT_AGGREGATIONS, ...STATISTICS_AGGREGATIONS, ...COLLECTION_AGGREGATIONS];
+export const AGGREGATIONS: readonly AggregationDef[] = [...COUNT_AGGREGATIONS, ...STATISTICS_AGGREGATIONS, ...COLLECTION_AGGREGATIONS, ...ANALYSIS_AGGREGATIONS];
 
 /** Each name an aggregation is called by: its own, and its `…if` form's. */
 const BY_NAME: ReadonlyMap<string, { def: AggregationDef; conditional: boolean }> = (() => {

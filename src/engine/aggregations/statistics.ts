@@ -1,5 +1,6 @@
 import { argNode, constantValue, fail, isNumeric } from '../check/context.js';
 import type { ScalarType } from '../plan/types.js';
+import { toText } from '../sql/convert.js';
 import { sqlInteger, sqlReal } from '../sql/quote.js';
 import { NUMERIC, ORDERED, SUMMABLE, constantNumber, expectType, nameFor, single } from './helpers.js';
 import type { AggregateSite, AggregationDef, BoundArg } from './types.js';
@@ -93,15 +94,18 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
     ],
   }),
   simple('stdev', {
-    summary: 'The sample standard deviation of `expr`.',
-    allowed: NUMERIC,
-    result: () => 'real',
-    sql: (c) => `stddev_samp(${c.arg(0)})${c.filter()}`,
-    examples: [{ query: "['sample-http-logs'] | where method in ('POST', 'DELETE') | summarize stdev(resp_header_size_bytes)", rows: [{ stdev_resp_header_size_bytes: 63.63961030678928 }] }],
+    summary: 'The sample standard deviation of `expr`; of timespans a timespan.',
+    allowed: [...NUMERIC, 'timespan'],
+    result: (type) => (type === 'timespan' ? 'timespan' : 'real'),
+    sql: (c) => (c.type(0) === 'timespan' ? `CAST(round(stddev_samp(${c.arg(0)})${c.filter()}) AS BIGINT)` : `stddev_samp(${c.arg(0)})${c.filter()}`),
+    examples: [
+      { query: "['sample-http-logs'] | where method in ('POST', 'DELETE') | summarize stdev(resp_header_size_bytes)", rows: [{ stdev_resp_header_size_bytes: 63.63961030678928 }] },
+      { query: "['sample-http-logs'] | where method in ('POST', 'DELETE') | summarize spread = stdev(resp_header_size_bytes * 1ms)", rows: [{ spread: '00:00:00.06363961' }] },
+    ],
   }),
   simple('variance', {
-    summary: 'The sample variance of `expr`.',
-    allowed: NUMERIC,
+    summary: 'The sample variance of `expr` (of timespans in squared nanoseconds).',
+    allowed: [...NUMERIC, 'timespan'],
     result: () => 'real',
     sql: (c) => `var_samp(${c.arg(0)})${c.filter()}`,
     examples: [{ query: "['sample-http-logs'] | summarize varianceif(resp_header_size_bytes, method in ('POST', 'DELETE'))", rows: [{ varianceif_resp_header_size_bytes: 4050 }] }],
@@ -162,7 +166,7 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
     wire: 'histogram',
     conditional: { name: 'histogramif', wire: 'histogramif', predicate: 2 },
     bind: (args, site) => {
-      const value = expectType(args, 0, NUMERIC, site);
+      const value = expectType(args, 0, [...NUMERIC, 'timespan'], site);
       const buckets = Math.floor(constantNumber(args, 1, site, 'number of buckets', 1, 100));
       return single({ name: 'histogram' }, site, args.slice(0, 1), { args: [value], params: [buckets], type: 'dynamic' }, nameFor(site.name, args[0]), {
         reportedType: 'array',
@@ -179,7 +183,9 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
       const width = `((${high} - ${low}) / ${sqlInteger(buckets)})`;
       const bucketOf = `CASE WHEN ${high} = ${low} THEN 0 ELSE least(CAST(floor((v - ${low}) / ${width}) AS BIGINT), ${last}) END`;
       const counted = `length(list_filter(list(${value})${present}, v -> ${bucketOf} = i))`;
-      const list = `list_transform(range(${sqlInteger(buckets)}), i -> {'from': ${low} + i * ${width}, 'to': CASE WHEN i = ${last} THEN ${high} ELSE ${low} + (i + 1) * ${width} END, 'count': ${counted}})`;
+      // Timespan bounds are shown as timespans are inside dynamic values (`1.5s`).
+      const bound = (sql: string): string => (c.type(0) === 'timespan' ? toText(`CAST(round(${sql}) AS BIGINT)`, 'timespan') : sql);
+      const list = `list_transform(range(${sqlInteger(buckets)}), i -> {'from': ${bound(`${low} + i * ${width}`)}, 'to': ${bound(`CASE WHEN i = ${last} THEN ${high} ELSE ${low} + (i + 1) * ${width} END`)}, 'count': ${counted}})`;
       return `CASE WHEN count(${c.arg(0)})${c.filter()} = 0 THEN '[]' ELSE CAST(to_json(${list}) AS VARCHAR) END`;
     },
     examples: [
@@ -188,6 +194,10 @@ export const STATISTICS_AGGREGATIONS: readonly AggregationDef[] = [
         rows: [{ histogram_resp_header_size_bytes: [{ from: 180, to: 245, count: 3 }, { from: 245, to: 310, count: 3 }] }],
       },
       { query: "['sample-http-logs'] | summarize histogramif(resp_header_size_bytes, 3, method == 'PATCH')", rows: [{ histogramif_resp_header_size_bytes: [] }] },
+      {
+        query: "['sample-http-logs'] | summarize h = histogram(req_duration_ms * 1ms, 2)",
+        rows: [{ h: [{ from: '500µs', to: '475.5ms', count: 5 }, { from: '475.5ms', to: '950.5ms', count: 1 }] }],
+      },
     ],
   },
   {

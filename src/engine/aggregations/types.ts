@@ -40,6 +40,8 @@ export interface BoundArg {
   readonly expr: Expr;
   readonly field: string | undefined;
   readonly node: Ast.Expression;
+  /** The output column's name when the call names the argument (`arg_max(x, longest = uri)`). */
+  readonly name?: string;
 }
 
 /** Where an aggregation is being bound. */

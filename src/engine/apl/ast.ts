@@ -343,6 +343,11 @@ export interface IndexAccess extends Node<'Index'> {
 export interface Call extends Node<'Call'> {
   readonly name: Identifier;
   readonly args: readonly Expression[];
+  /**
+   * The names given to arguments written `name = expr` (`arg_max(duration, longestSpan = span_id)`),
+   * by position; absent when no argument is named.
+   */
+  readonly argNames?: readonly (Identifier | undefined)[];
 }
 
 /** `*` as an argument: `arg_max(_time, *)`. */

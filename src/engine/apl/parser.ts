@@ -808,11 +808,34 @@ class Parser {
     }
     this.advance();
     this.enter();
-    const args = this.peek().kind === TokenKind.PAREN_R ? [] : this.parseList(() => this.parseExpression());
+    const argNames: (Ast.Identifier | undefined)[] = [];
+    const args =
+      this.peek().kind === TokenKind.PAREN_R
+        ? []
+        : this.parseList(() => {
+            argNames.push(this.parseArgumentName());
+            return this.parseExpression();
+          });
     this.depth--;
     this.expect(TokenKind.PAREN_R);
     const name: Ast.Identifier = { kind: 'Identifier', name: token.value, loc: this.locOf(token) };
-    return { kind: 'Call', name, args, loc: this.locFrom(token) };
+    return { kind: 'Call', name, args, ...(argNames.some((argName) => argName !== undefined) ? { argNames } : {}), loc: this.locFrom(token) };
+  }
+
+  /** `name =` (or `['name'] =`) before an argument: the name of an output column (`arg_max(x, longest = uri)`). */
+  private parseArgumentName(): Ast.Identifier | undefined {
+    const start = this.peek();
+    if (start.kind === TokenKind.NAME && this.tokens[this.index + 1]?.kind === TokenKind.ASSIGN && !start.value.startsWith('!')) {
+      const name = this.parseIdentifier('an argument name');
+      this.advance();
+      return name;
+    }
+    if (start.kind === TokenKind.BRACKET_L && this.tokens[this.index + 3]?.kind === TokenKind.ASSIGN) {
+      const name = this.parseColumnName();
+      this.advance();
+      return name;
+    }
+    return undefined;
   }
 
   private typedLiteral(token: Token): Ast.Expression {

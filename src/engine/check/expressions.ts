@@ -138,6 +138,8 @@ function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
     }
     return context.aggregates.add(node, context);
   }
+  const named = node.argNames?.find((argName) => argName !== undefined);
+  if (named) fail('syntax', `named arguments such as ${named.name} = … are only allowed in arg_max() and arg_min()`, named);
   const def = functionNamed(name);
   if (!def) {
     // Inside summarize an aggregation is the likelier intent: a close one is suggested first.

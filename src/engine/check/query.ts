@@ -503,9 +503,13 @@ class QueryChecker implements TableChecker {
     const name = node.name.name;
     const inner: BindContext = { builder: context.builder, now: context.now, range: context.range, ...(context.functions ? { functions: context.functions } : {}) };
     const args: BoundArg[] = [];
+    const named = node.argNames?.find((argName) => argName !== undefined);
+    if (named && name !== 'arg_max' && name !== 'arg_min') fail('syntax', `named arguments such as ${named.name} = … are only allowed in arg_max() and arg_min()`, named);
     node.args.forEach((arg, index) => {
+      const argName = node.argNames?.[index];
+      if (argName && arg.kind === 'Star') fail('syntax', `'*' takes no name; write ${argName.name} = <column> for one column`, argName);
       if (arg.kind === 'Star') {
-        if ((name !== 'arg_max' && name !== 'arg_min') || index === 0) fail('syntax', "'*' is only allowed after the first argument of arg_max() and arg_min()", arg);
+        if ((name !== 'arg_max' && name !== 'arg_min' && name !== 'spotlight') || index === 0) fail('syntax', "'*' is only allowed after the first argument of arg_max(), arg_min() and spotlight()", arg);
         const first = args[0]?.expr;
         for (const column of scope.columns) {
           if (column.hidden || keyInputs.includes(column.id)) continue;
@@ -516,7 +520,7 @@ class QueryChecker implements TableChecker {
       }
       const expr = bindExpression(arg, scope, inner);
       const column = expr.kind === 'column' ? scope.columns.find((c) => c.id === expr.column) : undefined;
-      args.push({ expr, field: column?.name, node: arg });
+      args.push({ expr, field: column?.name, node: arg, ...(argName ? { name: argName.name } : {}) });
     });
     return bindAggregation(name, args, node);
   }

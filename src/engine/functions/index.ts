@@ -1,8 +1,10 @@
+import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
+import { SERIES_FUNCTIONS } from './series.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TYPE_FUNCTIONS } from './type.js';
 import type { FunctionDef } from './types.js';
@@ -27,6 +29,8 @@ export const FAMILIES: readonly Family[] = [
   { name: 'type', title: 'Type functions', functions: TYPE_FUNCTIONS },
   { name: 'conditional', title: 'Conditional functions', functions: CONDITIONAL_FUNCTIONS },
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
+  { name: 'array', title: 'Array functions', functions: ARRAY_FUNCTIONS },
+  { name: 'series', title: 'Time series functions', functions: SERIES_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);

@@ -1,4 +1,5 @@
 import { functionNamed } from '../functions/index.js';
+import { bagValue } from '../functions/lowering.js';
 import type { SqlCall } from '../functions/types.js';
 import { isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
 import type { Params } from './params.js';
@@ -222,6 +223,10 @@ export class ExpressionCompiler {
     if (!objectExpr || !keyExpr) throw new Error('dynamic_get needs two arguments.');
     const object = this.compile(objectExpr);
     let path: string;
+    if (keyExpr.kind === 'literal' && keyExpr.value === '') {
+      // A JSON path cannot spell the empty key.
+      return `CAST(${bagValue(object, this.compile(keyExpr))} AS VARCHAR)`;
+    }
     if (keyExpr.kind === 'literal' && keyExpr.value !== null) {
       const key = keyExpr.value;
       path = this.params.bind(typeof key === 'bigint' ? `$[${key < 0n ? `#${key}` : key}]` : `$."${String(key).replace(/["\\]/g, '\\$&')}"`, 'VARCHAR');
