@@ -1,7 +1,7 @@
 import type * as Ast from '../apl/ast.js';
-import type { Computed, PlanColumn, PlanNode } from '../plan/types.js';
+import type { Computed, Expr, PlanColumn, PlanNode, ScalarType } from '../plan/types.js';
 import { passThroughOf, refOf } from './columns.js';
-import { constantValue, fail, fromDynamic } from './context.js';
+import { call, constantValue, fail, fromDynamic } from './context.js';
 import { bindExpression, findColumn } from './expressions.js';
 import { declaredType } from './sources.js';
 import type { TableChecker } from './tables.js';
@@ -66,9 +66,19 @@ export function mvExpand(checker: TableChecker, input: PlanNode, operator: Ast.M
       const item = items.find((candidate) => candidate.name === column.name && !column.hidden);
       if (!item?.toType) return passThroughOf(column);
       const type = declaredType(item.toType);
-      return { column: builder.column({ name: column.name, type }), expr: fromDynamic(refOf(column), type) };
+      return { column: builder.column({ name: column.name, type }), expr: elementAs(refOf(column), type) };
     });
     node = builder.project(node, conversions);
   }
   return node;
+}
+
+/**
+ * An element as `to typeof(type)` says: the conversion functions' rules, except that a number
+ * becomes a long by truncation (a series of averages expands `to typeof(long)`, as the
+ * make-series page does), where `toint` of JSON `1.5` is null.
+ */
+function elementAs(element: Expr, type: ScalarType): Expr {
+  if (type !== 'long') return fromDynamic(element, type);
+  return call('coalesce', [fromDynamic(element, 'long'), call('toint', [fromDynamic(element, 'real')], 'long')], 'long');
 }

@@ -339,6 +339,24 @@ describe('make-series', () => {
     expect((await rows("['sample-http-logs'] | make-series count() on _time from now()-24h to now() step 5m | mv-expand count_ | count"))[0]).toEqual({ count: 288 });
   });
 
+  it('runs the reference’s first example whole: series_fir over the counts, expanded back to rows', async () => {
+    const apl =
+      "['sample-http-logs'] | make-series count() on _time from now()-24h to now() step 5m " +
+      '| extend moving_avg_count=series_fir(count_, dynamic([1, 1, 1, 1, 1])) ' +
+      '| mv-expand moving_avg_count to typeof(long), count_ to typeof(long), time to typeof(datetime) ' +
+      '| project-rename _time=time | summarize avg(moving_avg_count), avg(count_) by bin(_time, 5m) | where avg_count_ > 0 or avg_moving_avg_count > 0';
+    // The 10:00 bin holds all five events; the moving average (normalised, 5 taps) spreads them over 10:00–10:20.
+    const out = await rows(apl);
+    expect(out.map((row) => [row._time, row.avg_count_])).toEqual([
+      ['2024-05-01T10:00:00Z', 5],
+      ['2024-05-01T10:05:00Z', 0],
+      ['2024-05-01T10:10:00Z', 0],
+      ['2024-05-01T10:15:00Z', 0],
+      ['2024-05-01T10:20:00Z', 0],
+    ]);
+    expect(out.every((row) => row.avg_moving_avg_count === 1)).toBe(true);
+  });
+
   it('refuses what it cannot bin', async () => {
     expect(await errorOf("['sample-http-logs'] | make-series count() on id step 1m")).toBe("line 1, column 47: make-series needs a datetime after 'on', got string");
     expect(await errorOf("['sample-http-logs'] | make-series count() on _time step req_duration_ms")).toMatch(/make-series needs a constant timespan here/);
