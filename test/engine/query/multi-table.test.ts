@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AplError } from '../../../src/engine/apl/errors.js';
 import { runApl } from '../../../src/engine/query/run-apl.js';
+import type { LegacyResult } from '../../../src/engine/results/legacy.js';
 import type { TabularResult } from '../../../src/engine/results/tabular.js';
 import { useTestStore } from '../../helpers/event-store.js';
 import { tableRows } from '../helpers/reference.js';
@@ -404,5 +405,19 @@ describe('mv-expand', () => {
 
   it('refuses a value that is not dynamic', async () => {
     expect(await errorOf('print a = 1 | mv-expand a')).toBe('line 1, column 25: mv-expand needs a dynamic array or property bag, got long; convert text with parse_json()');
+  });
+});
+
+describe('the legacy result shape', () => {
+  it('carries rows of a join and of print, and names the datasets read', async () => {
+    const legacy = async (apl: string): Promise<LegacyResult> =>
+      (await runApl({ apl, format: 'legacy', ...WINDOW }, { reader: fixture.store, now: () => NOW })).result as LegacyResult;
+    const joined = await legacy("['otel-demo-traces'] | join kind=leftanti ['otel-demo-logs'] on trace_id | project span_id");
+    expect(joined.matches.map((match) => match.data)).toEqual([{ span_id: 's4' }]);
+    expect(joined.datasetNames).toEqual(['otel-demo-traces', 'otel-demo-logs']);
+    const printed = await legacy('print a = 1');
+    expect(printed.matches.map((match) => match.data)).toEqual([{ a: 1 }]);
+    const series = await legacy("['sample-http-logs'] | make-series count() on _time step 2m");
+    expect(series.buckets.totals).toEqual([{ id: 0, group: {}, aggregations: [{ op: 'count_', value: [2, 1, 2] }] }]);
   });
 });
