@@ -439,7 +439,8 @@ class Parser {
       defaultValue = this.parseExpression();
     }
     this.expectName('on');
-    const on = this.parseExpression();
+    // Below the comparisons: `on _time in range(…)` is the axis and its range, not `in (…)`.
+    const on = this.parseAdditive();
     let from: Ast.Expression | undefined;
     let to: Ast.Expression | undefined;
     if (this.peekName('in')) {

@@ -325,6 +325,12 @@ describe('make-series', () => {
     ]);
   });
 
+  it('takes the range as in range(from, to, step) too', async () => {
+    expect(await rows("['sample-http-logs'] | make-series count() on _time in range(datetime(2024-05-01T10:00:00Z), datetime(2024-05-01T10:05:00Z), 1m)")).toEqual([
+      { count_: [1, 1, 1, 0, 2], time: bins },
+    ]);
+  });
+
   it('without a range, spans the data’s first to last bin (bins aligned to the epoch)', async () => {
     expect(await rows("['sample-http-logs'] | make-series count() on _time step 2m")).toEqual([
       { count_: [2, 1, 2], time: ['2024-05-01T10:00:00Z', '2024-05-01T10:02:00Z', '2024-05-01T10:04:00Z'] },
