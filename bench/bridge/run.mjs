@@ -2,8 +2,10 @@
 // Benchmark of the webhook bridge: sustained signed GitHub deliveries per second and p50/p99
 // acknowledgement latency, with the SQLite store and with PostgreSQL, against a bare Express
 // handler that only verifies the signature (the ceiling), all measured in the same run.
-// Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test]
+// Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test] [--profile]
 // Only talks to 127.0.0.1; each phase is bounded by --seconds and by --max requests.
+// --profile instead sends --deliveries deliveries to a PostgreSQL bridge through a counting
+// proxy (pg-profile.mjs) and prints statements, round trips and waits per delivery.
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -11,10 +13,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { startProfilingProxy } from './pg-profile.mjs';
 import { spawnUntil, startLocalService, stop, TIMEMARK_BIN } from '../lib/processes.mjs';
 import { fixed, flags, summarize } from '../lib/stats.mjs';
 
-const options = flags({ seconds: 10, clients: 16, max: 200_000, database: process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test' });
+const options = flags({
+  seconds: 10,
+  clients: 16,
+  max: 200_000,
+  database: process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test',
+  profile: false,
+  deliveries: 2_000,
+});
 const SECRET = 'bench-secret-0123456789';
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const ADMIN = 'bench-admin-token-0123456789abcdef';
@@ -38,18 +48,18 @@ function delivery() {
   };
 }
 
-async function load(url) {
+async function load(url, limits = options) {
   const dispatcher = new Agent({ connections: options.clients, keepAliveTimeout: 30_000, pipelining: 1 });
   // Signed ahead of time so that the load generator's HMACs do not compete with the server.
-  const prepared = Array.from({ length: Math.min(options.max, 60_000) }, delivery);
+  const prepared = Array.from({ length: Math.min(limits.max, 60_000) }, delivery);
   const latencies = [];
   let sent = 0;
   let failures = 0;
-  const deadline = performance.now() + options.seconds * 1000;
+  const deadline = performance.now() + limits.seconds * 1000;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: options.clients }, async () => {
-      while (performance.now() < deadline && sent < options.max) {
+      while (performance.now() < deadline && sent < limits.max) {
         const item = prepared[sent++ % prepared.length];
         const t0 = performance.now();
         const response = await request(`${url}/webhooks/github`, { method: 'POST', body: item.body, headers: item.headers, dispatcher });
@@ -75,7 +85,7 @@ async function drained(bridgeUrl, timeoutMs = 300_000) {
   }
 }
 
-async function bridgePhase(name, serviceUrl, extraEnv) {
+async function bridgePhase(name, serviceUrl, extraEnv, profiler) {
   const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-bridge-'));
   const { child, match } = await spawnUntil([TIMEMARK_BIN, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
     TIMEMARK_URL: serviceUrl,
@@ -87,9 +97,10 @@ async function bridgePhase(name, serviceUrl, extraEnv) {
     ...extraEnv,
   });
   try {
-    const result = await load(match[1]);
+    profiler?.reset();
+    const result = await load(match[1], profiler ? { max: options.deliveries, seconds: 600 } : options);
     const outbox = await drained(match[1]);
-    return { name, ...result, drainSeconds: outbox.seconds, applied: outbox.synced };
+    return { name, ...result, drainSeconds: outbox.seconds, applied: outbox.synced, ...(profiler ? { profile: structuredClone(profiler.counts()) } : {}) };
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
@@ -107,40 +118,77 @@ async function postgresReachable(url) {
   }
 }
 
+/** The PostgreSQL bridge through the counting proxy, for a fixed number of deliveries. */
+async function profilePhase(serviceUrl, schema) {
+  const target = new URL(options.database);
+  const proxy = await startProfilingProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const proxied = new URL(options.database);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  try {
+    return await bridgePhase('bridge, PostgreSQL store, profiled', serviceUrl, { DATABASE_URL: proxied.href, TIMEMARK_BRIDGE_DATABASE_SCHEMA: schema }, proxy);
+  } finally {
+    await proxy.close();
+    const client = new pg.Client({ connectionString: options.database });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await client.end();
+  }
+}
+
+let profiled;
 const serviceDir = mkdtempSync(join(tmpdir(), 'timemark-bench-service-'));
 const service = await startLocalService(serviceDir, TOKEN);
 const results = [];
 try {
-  const bare = await spawnUntil([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
-  try {
-    results.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`)) });
-  } finally {
-    await stop(bare.child);
-  }
-  results.push(await bridgePhase('bridge, SQLite store', service.url, {}));
-  if (await postgresReachable(options.database)) {
-    const schema = `bridge_bench_${randomBytes(4).toString('hex')}`;
-    try {
-      results.push(await bridgePhase('bridge, PostgreSQL store', service.url, { DATABASE_URL: options.database, TIMEMARK_BRIDGE_DATABASE_SCHEMA: schema }));
-    } finally {
-      const client = new pg.Client({ connectionString: options.database });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+  if (options.profile) {
+    if (!(await postgresReachable(options.database))) throw new Error(`PostgreSQL at ${options.database} is not reachable: nothing to profile.`);
+    profiled = await profilePhase(service.url, `bridge_bench_${randomBytes(4).toString('hex')}`);
   } else {
-    console.log(`PostgreSQL at ${options.database} is not reachable: skipping the PostgreSQL phase.`);
+    const bare = await spawnUntil([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
+    try {
+      results.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`)) });
+    } finally {
+      await stop(bare.child);
+    }
+    results.push(await bridgePhase('bridge, SQLite store', service.url, {}));
+    if (await postgresReachable(options.database)) {
+      const schema = `bridge_bench_${randomBytes(4).toString('hex')}`;
+      try {
+        results.push(await bridgePhase('bridge, PostgreSQL store', service.url, { DATABASE_URL: options.database, TIMEMARK_BRIDGE_DATABASE_SCHEMA: schema }));
+      } finally {
+        const client = new pg.Client({ connectionString: options.database });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+    } else {
+      console.log(`PostgreSQL at ${options.database} is not reachable: skipping the PostgreSQL phase.`);
+    }
   }
 } finally {
   await stop(service.child);
   rmSync(serviceDir, { recursive: true, force: true });
 }
 
-const ceiling = results[0].rate;
 console.log(`\n${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, ${options.clients} clients, ${options.seconds} s per phase\n`);
-console.log('| handler | deliveries/s | vs ceiling | ack p50 | ack p99 | non-2xx | outbox drained after |');
-console.log('|---|---|---|---|---|---|---|');
+if (results.length > 0) {
+  console.log('| handler | deliveries/s | vs ceiling | ack p50 | ack p99 | non-2xx | outbox drained after |');
+  console.log('|---|---|---|---|---|---|---|');
+}
+const ceiling = results[0]?.rate;
 for (const result of results) {
   const drain = result.drainSeconds === undefined ? '—' : `${fixed(result.drainSeconds, 1)} s (${result.applied} applied)`;
   console.log(`| ${result.name} | ${Math.round(result.rate)} | ${fixed(result.rate / ceiling, 2)} | ${fixed(result.p50)} ms | ${fixed(result.p99)} ms | ${result.failures} | ${drain} |`);
+}
+
+if (profiled) {
+  const n = profiled.count;
+  console.log(`\nProfile: ${n} deliveries (${options.clients} clients) to the PostgreSQL bridge through a counting proxy, ${Math.round(profiled.rate)} deliveries/s, outbox drained; per delivery:\n`);
+  console.log('| path | transactions | round trips | statements | wait in round trips |');
+  console.log('|---|---|---|---|---|');
+  for (const [heading, counts] of Object.entries(profiled.profile)) {
+    if (heading === 'admin') continue;
+    console.log(`| ${heading} | ${fixed(counts.transactions / n, 2)} | ${fixed(counts.roundTrips / n, 2)} | ${fixed(counts.statements / n, 2)} | ${fixed(counts.waitMs / n, 2)} ms |`);
+  }
 }

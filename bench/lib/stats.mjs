@@ -22,6 +22,12 @@ export function flags(defaults) {
   for (let i = 0; i < args.length; i += 2) {
     const name = args[i]?.replace(/^--/, '');
     if (!name || !(name in defaults)) throw new Error(`Unknown flag ${args[i]}. Expected one of: ${Object.keys(defaults).map((key) => `--${key}`).join(', ')}.`);
+    // A flag whose default is a boolean is a switch: it takes no value.
+    if (typeof defaults[name] === 'boolean') {
+      values[name] = true;
+      i--;
+      continue;
+    }
     values[name] = typeof defaults[name] === 'number' ? Number(args[i + 1]) : args[i + 1];
   }
   return values;

@@ -19,12 +19,17 @@ interface Node<K extends string> {
 
 /** The statements before the query's tabular expression, then that expression. */
 export interface Query extends Node<'Query'> {
-  readonly lets: readonly Statement[];
+  readonly sets: readonly SetStatement[];
+  readonly lets: readonly LetStatement[];
   readonly source: TabularSource;
   readonly operators: readonly Operator[];
 }
 
-export type Statement = LetStatement | SetStatement;
+/** `set stricttypes;`, `set name = value;`: a query option. */
+export interface SetStatement extends Node<'Set'> {
+  readonly name: Identifier;
+  readonly value: Expression | undefined;
+}
 
 /**
  * `let name = …;`: a scalar expression, a tabular expression, or a user function. A bare name
@@ -33,12 +38,6 @@ export type Statement = LetStatement | SetStatement;
 export interface LetStatement extends Node<'Let'> {
   readonly name: Identifier;
   readonly value: Expression | TabularExpression | FunctionDefinition;
-}
-
-/** `set name` or `set name = value`: a query option. */
-export interface SetStatement extends Node<'Set'> {
-  readonly name: Identifier;
-  readonly value: Expression | undefined;
 }
 
 /** `(a:long, b:string = "x") { body }`: a user function whose body is one scalar expression, after its own lets. */
@@ -127,7 +126,12 @@ export type Operator =
   | JoinOperator
   | LookupOperator
   | MakeSeriesOperator
-  | MvExpandOperator;
+  | MvExpandOperator
+  | ParseOperator
+  | ParseKvOperator
+  | ExtendValidOperator
+  | SampleOperator
+  | RedactOperator;
 
 export interface WhereOperator extends Node<'Where'> {
   readonly predicate: Expression;
@@ -147,10 +151,16 @@ export interface ProjectOperator extends Node<'Project'> {
   readonly assignments: readonly Assignment[];
 }
 
-/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`. */
+/** A column name, possibly with `*` wildcards: `geo.*`, `*_ms`, `['x']`, `['geo.']*`. */
 export interface NamePattern extends Node<'NamePattern'> {
+  /** As written, brackets left out: `geo.*`. */
   readonly pattern: string;
   readonly wildcard: boolean;
+  /**
+   * The literal text between the wildcards (`['a', '']` for `a*`): a `*` inside a bracketed name
+   * is a character of the name, not a wildcard.
+   */
+  readonly parts: readonly string[];
 }
 
 export interface ProjectAwayOperator extends Node<'ProjectAway'> {
@@ -171,7 +181,13 @@ export interface ProjectRenameOperator extends Node<'ProjectRename'> {
 }
 
 export interface ProjectReorderOperator extends Node<'ProjectReorder'> {
-  readonly patterns: readonly NamePattern[];
+  readonly keys: readonly ReorderKey[];
+}
+
+/** `repo* desc`: the columns a pattern takes, in their order or sorted by name. */
+export interface ReorderKey extends Node<'ReorderKey'> {
+  readonly pattern: NamePattern;
+  readonly order: 'asc' | 'desc' | 'granny-asc' | 'granny-desc' | undefined;
 }
 
 export interface SummarizeOperator extends Node<'Summarize'> {
@@ -206,7 +222,7 @@ export interface DistinctOperator extends Node<'Distinct'> {
 }
 
 export interface SearchOperator extends Node<'Search'> {
-  readonly term: StringLiteral;
+  readonly predicate: SearchPredicate;
   readonly caseSensitive: boolean;
 }
 
@@ -263,6 +279,87 @@ export interface MvExpandOperator extends Node<'MvExpand'> {
   readonly itemIndex: Identifier | undefined;
   readonly items: readonly MvExpandItem[];
   readonly limit: Expression | undefined;
+}
+
+/**
+ * `search`'s predicate: terms (`"x"`, `"*x*"`, `field:"x"`), `search *`, and/or/not over them,
+ * and any bool expression (`status == "500"`, `_time > ago(1h)`) among them.
+ */
+export type SearchPredicate = SearchTerm | SearchAll | SearchLogical | SearchNot | SearchExpression;
+
+/** A term, matched as the page's table says by where its `*` and `?` wildcards are. */
+export interface SearchTerm extends Node<'SearchTerm'> {
+  /** `field:"term"`; every searchable column when absent. */
+  readonly field: Identifier | undefined;
+  readonly term: StringLiteral;
+}
+
+/** `search *`: every row. */
+export type SearchAll = Node<'SearchAll'>;
+
+export interface SearchLogical extends Node<'SearchLogical'> {
+  readonly operator: 'and' | 'or';
+  readonly left: SearchPredicate;
+  readonly right: SearchPredicate;
+}
+
+export interface SearchNot extends Node<'SearchNot'> {
+  readonly operand: SearchPredicate;
+}
+
+export interface SearchExpression extends Node<'SearchExpression'> {
+  readonly expression: Expression;
+}
+
+/** `parse` and `parse-where` (`where`: rows the pattern does not match are dropped). */
+export interface ParseOperator extends Node<'Parse'> {
+  readonly mode: 'simple' | 'relaxed' | 'regex';
+  /** Regular expression flags of `kind=regex` (`flags=i`), as written. */
+  readonly flags: StringLiteral | undefined;
+  readonly source: Expression;
+  readonly pattern: readonly ParseItem[];
+  readonly where: boolean;
+}
+
+export type ParseItem = ParseWildcard | StringLiteral | ParseCapture;
+
+/** `*` in a parse pattern: any text, as little as the rest allows. */
+export type ParseWildcard = Node<'ParseWildcard'>;
+
+/** `name` or `name:type`: a column the matched text goes to. */
+export interface ParseCapture extends Node<'ParseCapture'> {
+  readonly name: Identifier;
+  readonly type: Identifier | undefined;
+}
+
+/** `parse-kv text as (k1, k2:long) with (pair_delimiter=';', kv_delimiter='=', quote='"')`. */
+export interface ParseKvOperator extends Node<'ParseKv'> {
+  readonly source: Expression;
+  readonly keys: readonly ParseCapture[];
+  readonly options: readonly NamedOption[];
+}
+
+/** `name = value` in an operator's option list: `replaceToken="x"`, `pair_delimiter=';'`. */
+export interface NamedOption extends Node<'NamedOption'> {
+  readonly name: Identifier;
+  readonly value: Expression;
+}
+
+/** `extend-valid`: extend, keeping a field's value where the new one cannot be computed. */
+export interface ExtendValidOperator extends Node<'ExtendValid'> {
+  readonly assignments: readonly Assignment[];
+}
+
+export interface SampleOperator extends Node<'Sample'> {
+  readonly proportion: Expression;
+}
+
+/** `redact [options] regex, … [on field, …]`. */
+export interface RedactOperator extends Node<'Redact'> {
+  readonly options: readonly NamedOption[];
+  readonly patterns: readonly Expression[];
+  /** Empty: every string field. */
+  readonly fields: readonly NamePattern[];
 }
 
 // ── Scalar expressions ─────────────────────────────────────────────────────────────────────

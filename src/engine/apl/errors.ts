@@ -16,6 +16,8 @@ export const APL_ERROR_CODES = {
   unknown_dataset: 6,
   limit_exceeded: 7,
   invalid_argument: 8,
+  /** Documented APL that the local service cannot run (a hosted-only data source, say): the message says why. */
+  not_available_locally: 9,
 } as const;
 
 export type AplErrorCode = keyof typeof APL_ERROR_CODES;

@@ -12,12 +12,14 @@ export const DEFAULT_MAX_TOKENS = 10_000;
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/uy;
 const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const UNIT = /[a-zA-Z]+/y;
-const HYPHENATED = /-(away|keep|rename|reorder)(?![\p{L}\p{N}_$])/uy;
-/** The other operators spelled with a hyphen, by their first word: `make-series`, `mv-expand`. */
-const HYPHENATED_OPERATORS: ReadonlyMap<string, RegExp> = new Map([
-  ['make', /-series(?![\p{L}\p{N}_$])/uy],
-  ['mv', /-expand(?![\p{L}\p{N}_$])/uy],
-]);
+/** Operators spelled with a hyphen, by their first word: `project-away`, `parse-kv`, `extend-valid`, `make-series`, `mv-expand`. */
+const HYPHENATED: Readonly<Record<string, RegExp>> = {
+  project: /-(away|keep|rename|reorder)(?![\p{L}\p{N}_$])/uy,
+  parse: /-(kv|where)(?![\p{L}\p{N}_$])/uy,
+  extend: /-(valid)(?![\p{L}\p{N}_$])/uy,
+  make: /-(series)(?![\p{L}\p{N}_$])/uy,
+  mv: /-(expand)(?![\p{L}\p{N}_$])/uy,
+};
 /** Longest first, so that `<=` is not read as `<` `=`. */
 const PUNCTUATORS: readonly TokenKind[] = [
   TokenKind.DOT_DOT,
@@ -110,16 +112,7 @@ class Lexer {
         const literal = this.readTypedLiteral(identifier, start);
         if (literal) return;
       }
-      if (identifier === 'project') {
-        HYPHENATED.lastIndex = this.offset;
-        const suffix = HYPHENATED.exec(this.text);
-        if (suffix) {
-          this.offset += suffix[0].length;
-          this.pushName(`project${suffix[0]}`, start);
-          return;
-        }
-      }
-      const hyphenated = HYPHENATED_OPERATORS.get(identifier);
+      const hyphenated = Object.hasOwn(HYPHENATED, identifier) ? HYPHENATED[identifier] : undefined;
       if (hyphenated) {
         hyphenated.lastIndex = this.offset;
         const suffix = hyphenated.exec(this.text);

@@ -1,7 +1,7 @@
 import * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -36,6 +36,12 @@ export const TABULAR_OPERATORS = [
   'lookup',
   'make-series',
   'mv-expand',
+  'parse',
+  'parse-where',
+  'parse-kv',
+  'extend-valid',
+  'sample',
+  'redact',
 ] as const;
 
 /** String and set operators that sit between two operands, as they are spelled. */
@@ -88,16 +94,18 @@ class Parser {
 
   parseQuery(): Ast.Query {
     const first = this.peek();
-    const lets: Ast.Statement[] = [];
-    while (this.peekName('let') || this.peekName('set')) {
-      lets.push(this.peekName('let') ? this.parseLet() : this.parseSet());
+    const lets: Ast.LetStatement[] = [];
+    const sets: Ast.SetStatement[] = [];
+    while (this.peekName('let') || (this.peekName('set') && this.peekAt(1, TokenKind.NAME))) {
+      if (this.peekName('let')) lets.push(this.parseLet());
+      else sets.push(this.parseSet());
       this.expect(TokenKind.SEMICOLON);
     }
     if (this.peek().kind === TokenKind.EOF) throw this.unexpected(this.peek(), 'a dataset name, such as [\'my-dataset\']');
     const { source, operators } = this.parseTabular();
     if (this.peek().kind === TokenKind.SEMICOLON) this.advance();
     if (this.peek().kind !== TokenKind.EOF) throw this.unexpected(this.peek(), "'|' or the end of the query");
-    return { kind: 'Query', lets, source, operators, loc: this.locFrom(first) };
+    return { kind: 'Query', sets, lets, source, operators, loc: this.locFrom(first) };
   }
 
   /** A source and the operators piped after it. */
@@ -151,9 +159,8 @@ class Parser {
 
   private parseSet(): Ast.SetStatement {
     const start = this.advance();
-    const name = this.parseDottedIdentifier();
-    let value: Ast.Expression | undefined;
-    if (this.accept(TokenKind.ASSIGN)) value = this.parseExpression();
+    const name = this.parseIdentifier('the name of a query option, such as stricttypes');
+    const value = this.accept(TokenKind.ASSIGN) ? this.parseExpression() : undefined;
     return { kind: 'Set', name, value, loc: this.locFrom(start) };
   }
 
@@ -346,7 +353,7 @@ class Parser {
       case 'project-keep':
         return { kind: 'ProjectKeep', patterns: this.parseList(() => this.parseNamePattern()), loc: this.locFrom(token) };
       case 'project-reorder':
-        return { kind: 'ProjectReorder', patterns: this.parseList(() => this.parseNamePattern()), loc: this.locFrom(token) };
+        return { kind: 'ProjectReorder', keys: this.parseList(() => this.parseReorderKey()), loc: this.locFrom(token) };
       case 'project-rename':
         return { kind: 'ProjectRename', renames: this.parseList(() => this.parseRename()), loc: this.locFrom(token) };
       case 'summarize':
@@ -381,6 +388,17 @@ class Parser {
         return this.parseMakeSeries(token);
       case 'mv-expand':
         return this.parseMvExpand(token);
+      case 'parse':
+      case 'parse-where':
+        return this.parseParse(token, token.value === 'parse-where');
+      case 'parse-kv':
+        return this.parseParseKv(token);
+      case 'extend-valid':
+        return { kind: 'ExtendValid', assignments: this.parseList(() => this.parseAssignment()), loc: this.locFrom(token) };
+      case 'sample':
+        return { kind: 'Sample', proportion: this.parseExpression(), loc: this.locFrom(token) };
+      case 'redact':
+        return this.parseRedact(token);
       default: {
         const suggestion = closestName(token.value, TABULAR_OPERATORS);
         const hint = suggestion ? `; did you mean '${suggestion}'?` : `; expected one of ${TABULAR_OPERATORS.join(', ')}`;
@@ -537,11 +555,178 @@ class Parser {
         throw new AplError('syntax', `unknown search kind '${kind.name}'; expected case_sensitive or case_insensitive`, kind.loc);
       }
     }
-    const token = this.peek();
-    if (token.kind !== TokenKind.STRING) throw this.unexpected(token, 'the search term as a string, such as "timeout"');
+    if (this.peekName('in') && this.peekAt(1, TokenKind.PAREN_L)) {
+      throw new AplError('invalid_argument', 'search in (…) searches several datasets, which is not supported here; search one dataset with [\'dataset\'] | search …', this.peek());
+    }
+    if (this.atOperatorEnd()) throw this.unexpected(this.peek(), 'what to search for, such as "timeout", "*time*" or method:"GET"');
+    const predicate = this.parseSearchOr();
+    return { kind: 'Search', predicate, caseSensitive, loc: this.locFrom(start) };
+  }
+
+  private parseSearchOr(): Ast.SearchPredicate {
+    return this.parseSearchLogical('or', () => this.parseSearchLogical('and', () => this.parseSearchUnary()));
+  }
+
+  private parseSearchLogical(operator: 'and' | 'or', operand: () => Ast.SearchPredicate): Ast.SearchPredicate {
+    const start = this.peek();
+    let left = operand();
+    while (this.peekName(operator)) {
+      this.advance();
+      const right = operand();
+      left = { kind: 'SearchLogical', operator, left, right, loc: this.locFrom(start) };
+    }
+    return left;
+  }
+
+  /**
+   * One operand of a search predicate: a term, `field:term`, `*`, `not …`, a parenthesised
+   * predicate, or a bool expression. `(a + b) > 3` is an expression that starts like a group:
+   * a group followed by more of an expression is read again as an expression.
+   */
+  private parseSearchUnary(): Ast.SearchPredicate {
+    const start = this.peek();
+    this.enter();
+    try {
+      if (this.peekName('not')) {
+        this.advance();
+        return { kind: 'SearchNot', operand: this.parseSearchUnary(), loc: this.locFrom(start) };
+      }
+      if (start.kind === TokenKind.STAR && this.searchOperandEndsAt(1)) {
+        this.advance();
+        return { kind: 'SearchAll', loc: this.locFrom(start) };
+      }
+      if (start.kind === TokenKind.STRING && this.searchOperandEndsAt(1)) {
+        this.advance();
+        return { kind: 'SearchTerm', field: undefined, term: { kind: 'String', value: start.value, loc: this.locOf(start) }, loc: this.locFrom(start) };
+      }
+      const fieldTerm = this.trySearchFieldTerm();
+      if (fieldTerm) return fieldTerm;
+      if (start.kind === TokenKind.PAREN_L) {
+        const mark = this.index;
+        this.advance();
+        const inner = this.parseSearchOr();
+        this.expect(TokenKind.PAREN_R);
+        if (this.searchOperandEndsAt(0)) return inner;
+        this.index = mark;
+      }
+      return { kind: 'SearchExpression', expression: this.parseComparison(), loc: this.locFrom(start) };
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** `field:"term"` or `['geo.city']:"term"`, if that is what comes next. */
+  private trySearchFieldTerm(): Ast.SearchTerm | undefined {
+    const start = this.peek();
+    const bracketed = start.kind === TokenKind.BRACKET_L && this.peekAt(1, TokenKind.STRING) && this.peekAt(2, TokenKind.BRACKET_R);
+    if (!bracketed && (start.kind !== TokenKind.NAME || start.value.startsWith('!'))) return undefined;
+    const mark = this.index;
+    const field = this.parseColumnName();
+    if (!this.accept(TokenKind.COLON)) {
+      this.index = mark;
+      return undefined;
+    }
+    const term = this.peek();
+    if (term.kind !== TokenKind.STRING) throw this.unexpected(term, `the term to find in '${field.name}' as a string, such as ${field.name}:"GET"`);
     this.advance();
-    const term: Ast.StringLiteral = { kind: 'String', value: token.value, loc: this.locFrom(token) };
-    return { kind: 'Search', term, caseSensitive, loc: this.locFrom(start) };
+    return { kind: 'SearchTerm', field, term: { kind: 'String', value: term.value, loc: this.locOf(term) }, loc: this.locFrom(start) };
+  }
+
+  /** Whether the search operand ends `ahead` tokens on: at `and`, `or`, `)`, `|` or the end. */
+  private searchOperandEndsAt(ahead: number): boolean {
+    const token = this.tokens[this.index + ahead];
+    if (!token) return true;
+    if (token.kind === TokenKind.NAME) return token.value === 'and' || token.value === 'or';
+    return token.kind === TokenKind.PAREN_R || token.kind === TokenKind.PIPE || token.kind === TokenKind.EOF || token.kind === TokenKind.SEMICOLON;
+  }
+
+  /** `parse [kind=simple|relaxed|regex] [flags=…] expression with [*] "text" name[:type] …`. */
+  private parseParse(start: Token, where: boolean): Ast.ParseOperator {
+    let mode: Ast.ParseOperator['mode'] = 'simple';
+    let flags: Ast.StringLiteral | undefined;
+    if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
+      this.advance();
+      this.advance();
+      const kind = this.parseIdentifier('simple, relaxed or regex');
+      if (kind.name !== 'simple' && kind.name !== 'relaxed' && kind.name !== 'regex') {
+        throw new AplError('syntax', `unknown parse kind '${kind.name}'; expected simple, relaxed or regex`, kind.loc);
+      }
+      mode = kind.name;
+    }
+    if (this.peekName('flags') && this.peekAt(1, TokenKind.ASSIGN)) {
+      this.advance();
+      this.advance();
+      const token = this.peek();
+      if (token.kind !== TokenKind.NAME && token.kind !== TokenKind.STRING) throw this.unexpected(token, 'regular expression flags such as i or Us');
+      this.advance();
+      flags = { kind: 'String', value: token.value, loc: this.locOf(token) };
+    }
+    const source = this.parseExpression();
+    this.expectName('with');
+    const pattern: Ast.ParseItem[] = [];
+    while (!this.atOperatorEnd()) {
+      const token = this.peek();
+      if (token.kind === TokenKind.STAR) {
+        this.advance();
+        pattern.push({ kind: 'ParseWildcard', loc: this.locOf(token) });
+      } else if (token.kind === TokenKind.STRING) {
+        this.advance();
+        pattern.push({ kind: 'String', value: token.value, loc: this.locOf(token) });
+      } else if (token.kind === TokenKind.NAME || token.kind === TokenKind.BRACKET_L) {
+        pattern.push(this.parseCapture());
+      } else {
+        throw this.unexpected(token, "'*', a string or a column name of the pattern");
+      }
+    }
+    if (pattern.length === 0) throw this.unexpected(this.peek(), 'the pattern to parse, such as * "id=" id:long');
+    return { kind: 'Parse', mode, flags, source, pattern, where, loc: this.locFrom(start) };
+  }
+
+  /** `name` or `name:type`. */
+  private parseCapture(): Ast.ParseCapture {
+    const start = this.peek();
+    const name = this.parseColumnName();
+    let type: Ast.Identifier | undefined;
+    if (this.accept(TokenKind.COLON)) type = this.parseIdentifier('a type such as string, long, real, datetime or bool');
+    return { kind: 'ParseCapture', name, type, loc: this.locFrom(start) };
+  }
+
+  /** `parse-kv expression as (key[:type], …) with (option = value, …)`. */
+  private parseParseKv(start: Token): Ast.ParseKvOperator {
+    const source = this.parseExpression();
+    this.expectName('as');
+    this.expect(TokenKind.PAREN_L);
+    const keys = this.parseList(() => this.parseCapture());
+    this.expect(TokenKind.PAREN_R);
+    let options: Ast.NamedOption[] = [];
+    if (this.peekName('with')) {
+      this.advance();
+      this.expect(TokenKind.PAREN_L);
+      options = this.parseList(() => this.parseNamedOption());
+      this.expect(TokenKind.PAREN_R);
+    }
+    return { kind: 'ParseKv', source, keys, options, loc: this.locFrom(start) };
+  }
+
+  private parseNamedOption(): Ast.NamedOption {
+    const start = this.peek();
+    const name = this.parseIdentifier('an option name');
+    this.expect(TokenKind.ASSIGN);
+    return { kind: 'NamedOption', name, value: this.parseExpression(), loc: this.locFrom(start) };
+  }
+
+  /** `redact [replaceToken=…] [replaceHash=…] [redactGroups=…] regex, … [on field, …]`. */
+  private parseRedact(start: Token): Ast.RedactOperator {
+    const options: Ast.NamedOption[] = [];
+    while (this.peek().kind === TokenKind.NAME && this.peekAt(1, TokenKind.ASSIGN)) options.push(this.parseNamedOption());
+    if (this.atOperatorEnd() || this.peekName('on')) throw this.unexpected(this.peek(), "the regular expression of what to redact, such as @'\\d{3}-\\d{2}-\\d{4}'");
+    const patterns = this.parseList(() => this.parseExpression());
+    let fields: Ast.NamePattern[] = [];
+    if (this.peekName('on')) {
+      this.advance();
+      fields = this.parseList(() => this.parseNamePattern());
+    }
+    return { kind: 'Redact', options, patterns, fields, loc: this.locFrom(start) };
   }
 
   private parseAssignment(): Ast.Assignment {
@@ -589,23 +774,52 @@ class Parser {
     return { kind: 'Identifier', name, loc: this.locFrom(start) };
   }
 
-  /** A name with `*` wildcards, written without spaces (`geo.*`, `*_ms`), or bracketed. */
+  /**
+   * A name with `*` wildcards, written without spaces (`geo.*`, `*_ms`), or bracketed and then
+   * perhaps followed by a wildcard (`['geo.']*`).
+   */
   private parseNamePattern(): Ast.NamePattern {
     const start = this.peek();
-    if (start.kind === TokenKind.BRACKET_L) {
-      return { kind: 'NamePattern', pattern: this.parseBracketedName(), wildcard: false, loc: this.locFrom(start) };
-    }
+    const parts = [''];
     let pattern = '';
-    let wildcard = false;
+    const append = (text: string): void => {
+      parts[parts.length - 1] += text;
+      pattern += text;
+    };
     do {
       const token = this.peek();
-      if (token.kind === TokenKind.STAR) wildcard = true;
-      else if (token.kind !== TokenKind.NAME && token.kind !== TokenKind.DOT && token.kind !== TokenKind.INT) break;
-      pattern += token.kind === TokenKind.STAR ? '*' : token.kind === TokenKind.DOT ? '.' : token.value;
-      this.advance();
+      if (token.kind === TokenKind.STAR) {
+        parts.push('');
+        pattern += '*';
+        this.advance();
+      } else if (token.kind === TokenKind.BRACKET_L && this.peekAt(1, TokenKind.STRING)) {
+        append(this.parseBracketedName());
+      } else if (token.kind === TokenKind.NAME || token.kind === TokenKind.DOT || token.kind === TokenKind.INT) {
+        append(token.kind === TokenKind.DOT ? '.' : token.value);
+        this.advance();
+      } else {
+        break;
+      }
     } while (this.adjacent());
     if (pattern === '') throw this.unexpected(start, 'a column name or a pattern such as geo.*');
-    return { kind: 'NamePattern', pattern, wildcard, loc: this.locFrom(start) };
+    return { kind: 'NamePattern', pattern, wildcard: parts.length > 1, parts, loc: this.locFrom(start) };
+  }
+
+  /** `name`, `pattern*`, `*`, each perhaps with asc, desc, granny-asc or granny-desc. */
+  private parseReorderKey(): Ast.ReorderKey {
+    const start = this.peek();
+    const pattern = this.parseNamePattern();
+    let order: Ast.ReorderKey['order'];
+    if (this.peekName('asc') || this.peekName('desc')) {
+      order = this.advance().value as 'asc' | 'desc';
+    } else if (this.peekName('granny') && this.peekAt(1, TokenKind.MINUS)) {
+      this.advance();
+      this.advance();
+      const direction = this.peek();
+      if (!this.adjacent() || (!this.peekName('asc') && !this.peekName('desc'))) throw this.unexpected(direction, "'granny-asc' or 'granny-desc'");
+      order = `granny-${this.advance().value}` as 'granny-asc' | 'granny-desc';
+    }
+    return { kind: 'ReorderKey', pattern, order, loc: this.locFrom(start) };
   }
 
   private parseSortKey(): Ast.SortKey {
@@ -846,6 +1060,10 @@ class Parser {
       const value = parseDatetime(raw);
       if (value === undefined) {
         throw new AplError('syntax', `invalid datetime '${raw}'; expected a date or an ISO 8601 time such as 2024-01-15T14:00:00Z`, token);
+      }
+      if (value < INT64_MIN || value > INT64_MAX) {
+        // Datetimes are int64 nanoseconds since 1970, which reach from 1677 to 2262.
+        throw new AplError('syntax', `datetime '${raw}' is out of range; datetimes run from 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z`, token);
       }
       return { kind: 'Datetime', value, loc: this.locFrom(token) };
     }

@@ -2,6 +2,7 @@ import type * as Ast from '../apl/ast.js';
 import { AplError, type AplErrorCode } from '../apl/errors.js';
 import type { PlanBuilder } from '../plan/build.js';
 import type { Call, Expr, Literal, LiteralValue, PlanColumn, ScalarType } from '../plan/types.js';
+import type { Warnings } from './warnings.js';
 
 /** Names the checker resolves: the current columns, then `let` names. */
 export interface Scope {
@@ -20,6 +21,10 @@ export interface BindContext {
   readonly aggregates?: AggregateSink;
   /** The query's `let` functions, by name; they come before the registry's. */
   readonly functions?: ReadonlyMap<string, Ast.FunctionDefinition>;
+  /** Where warnings for `status.messages` go (check/warnings.ts). */
+  readonly warnings?: Warnings;
+  /** `set stricttypes`: values of different types are not converted to be compared. */
+  readonly strictTypes?: boolean;
 }
 
 export interface AggregateSink {

@@ -1,11 +1,12 @@
 import type * as Ast from '../apl/ast.js';
-import { parseDatetime } from '../apl/literals.js';
+import { INT64_MAX, INT64_MIN, parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
 import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
 import { arity, bindFunction, bindTypeName, paramAt } from '../functions/bind.js';
 import { FUNCTION_NAMES, functionNamed } from '../functions/index.js';
 import { bindUserFunction } from './statements.js';
+import { anyColumn } from './search.js';
 import { TYPE_NAMES, asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
 
 const COMPARISONS: Readonly<Record<string, Operator>> = {
@@ -166,6 +167,7 @@ function bindUnary(node: Ast.Unary, scope: Scope, context: BindContext): Expr {
 }
 
 function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr {
+  if (node.left.kind === 'Star') return bindAnyColumn(node, scope, context);
   const left = bindExpression(node.left, scope, context);
   const right = bindExpression(node.right, scope, context);
   const operator = node.operator;
@@ -178,7 +180,7 @@ function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr 
   }
   const comparison = COMPARISONS[operator];
   if (comparison) {
-    const [l, r] = unifyForComparison(left, right, node, operator);
+    const [l, r] = unifyForComparison(left, right, node, operator, context);
     if ((comparison !== 'eq' && comparison !== 'ne') && (l.type === 'bool' || l.type === 'dynamic')) {
       fail('type_mismatch', `'${operator}' cannot order ${l.type} values`, at);
     }
@@ -203,24 +205,45 @@ function bindBinary(node: Ast.Binary, scope: Scope, context: BindContext): Expr 
 }
 
 /**
+ * `* has "x"`: the string operator (or `matches regex`) true for any searchable column, as
+ * `search` does (check/search.ts). Negated forms are refused: whether they would mean "no
+ * column" or "some column" is a guess; `not(* has "x")` says which.
+ */
+function bindAnyColumn(node: Ast.Binary, scope: Scope, context: BindContext): Expr {
+  const operator = node.operator;
+  const at = { loc: node.operatorLoc };
+  const negated = operator.startsWith('!');
+  const base = negated ? operator.slice(1) : operator;
+  const caseSensitive = base.endsWith('_cs');
+  const fn = operator === 'matches regex' ? 'regex' : STRING_PREDICATES[caseSensitive ? base.slice(0, -3) : base];
+  if (!fn) fail('syntax', `'*' stands for every field only before a string operator such as has, contains or matches regex, not '${operator}'`, at);
+  if (negated) fail('syntax', `'* ${operator}' is ambiguous; write not(* ${base} …) for rows where no field matches`, at);
+  const right = asString(bindExpression(node.right, scope, context));
+  return anyColumn(scope.columns, (text) => call(fn, [text, right], 'bool', fn === 'regex' ? true : caseSensitive));
+}
+
+/**
  * Makes two operands comparable (apl.md): numbers with numbers; a string with a number or a
  * bool compares as strings; a datetime with a string literal that is a datetime; a dynamic value
  * as the other side's type.
  */
-function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, operator: string): [Expr, Expr] {
+function unifyForComparison(left: Expr, right: Expr, node: Ast.Expression, operator: string, context: BindContext): [Expr, Expr] {
   if (left.type === right.type) {
     return left.type === 'dynamic' ? [asString(left), asString(right)] : [left, right];
   }
   if (isNumeric(left.type) && isNumeric(right.type)) return [left, right];
   if (left.type === 'dynamic') return [fromDynamic(left, right.type), right];
   if (right.type === 'dynamic') return [left, fromDynamic(right, left.type)];
+  if (context.strictTypes) {
+    fail('type_mismatch', `with set stricttypes, ${left.type} and ${right.type} are not compared using '${operator}'; convert one side, such as with tostring() or toint()`, node);
+  }
   const stringSide = left.type === 'string' ? 'left' : right.type === 'string' ? 'right' : undefined;
   const other = stringSide === 'left' ? right : left;
   const text = stringSide === 'left' ? left : right;
   if (stringSide && (isNumeric(other.type) || other.type === 'bool')) return [asString(left), asString(right)];
   if (stringSide && (other.type === 'datetime' || other.type === 'timespan') && text.kind === 'literal' && typeof text.value === 'string') {
     const value = other.type === 'datetime' ? parseDatetime(text.value) : undefined;
-    if (value !== undefined) {
+    if (value !== undefined && value >= INT64_MIN && value <= INT64_MAX) {
       const converted = literal('datetime', value);
       return stringSide === 'left' ? [converted, right] : [left, converted];
     }
@@ -285,9 +308,9 @@ function bindIn(node: Ast.InExpression, scope: Scope, context: BindContext): Exp
   }
   const coerced = items.map((item, index) => {
     if (node.caseInsensitive) return asString(item);
-    return unifyForComparison(value, item, node.items[index] ?? node, 'in')[1];
+    return unifyForComparison(value, item, node.items[index] ?? node, 'in', context)[1];
   });
-  const subject = node.caseInsensitive ? asString(value) : coerced.length > 0 ? unifyForComparison(value, coerced[0] as Expr, node, 'in')[0] : value;
+  const subject = node.caseInsensitive ? asString(value) : coerced.length > 0 ? unifyForComparison(value, coerced[0] as Expr, node, 'in', context)[0] : value;
   const test = call('in', [subject, ...coerced], 'bool', !node.caseInsensitive);
   return node.negated ? call('not', [test], 'bool') : test;
 }
@@ -302,10 +325,10 @@ function jsonElement(element: unknown, node: Ast.Expression): Expr {
 
 function bindBetween(node: Ast.BetweenExpression, scope: Scope, context: BindContext): Expr {
   const value = bindExpression(node.value, scope, context);
-  const [v1, low] = unifyForComparison(value, bindExpression(node.low, scope, context), node.low, 'between');
-  const [v2, high] = unifyForComparison(v1, bindExpression(node.high, scope, context), node.high, 'between');
+  const [v1, low] = unifyForComparison(value, bindExpression(node.low, scope, context), node.low, 'between', context);
+  const [v2, high] = unifyForComparison(v1, bindExpression(node.high, scope, context), node.high, 'between', context);
   // The high end may have turned the value into a string: the low end must follow.
-  const [subject, lowEnd] = v2.type === v1.type ? [v2, low] : unifyForComparison(v2, low, node.low, 'between');
+  const [subject, lowEnd] = v2.type === v1.type ? [v2, low] : unifyForComparison(v2, low, node.low, 'between', context);
   const comparable = (e: Expr): boolean => e.type === subject.type || (isNumeric(e.type) && isNumeric(subject.type));
   if (!comparable(lowEnd) || !comparable(high)) fail('type_mismatch', `between needs ends of the value's type, got ${lowEnd.type} .. ${high.type} for ${subject.type}`, node);
   if (subject.type === 'bool' || subject.type === 'dynamic') fail('type_mismatch', `between cannot order ${subject.type} values`, node);

@@ -3,19 +3,23 @@ import { NS_PER } from '../apl/literals.js';
 import { PlanBuilder, REPORTED_TYPES, nodesOf, singleScanOf } from '../plan/build.js';
 import { closestName } from '../apl/suggest.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode } from '../plan/types.js';
+import type { ResultMessage } from '../results/rows.js';
 import type { DatasetSchema } from '../schema.js';
 import { bindAggregation } from '../aggregations/bind.js';
 import { isAggregateName } from '../aggregations/index.js';
 import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
-import { call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
+import { asString, call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, findColumn, unknownField } from './expressions.js';
+import { bindParse, bindParseKv, type Extracted } from './parse.js';
+import { bindRedact } from './redact.js';
+import { anyColumn, termTest } from './search.js';
+import { KNOWN_SET_OPTIONS, WHERE_ALWAYS_TRUE, Warnings, alwaysTrue, unknownSetOption } from './warnings.js';
 import { withVirtualFields } from './virtual-fields.js';
 import { passThroughOf, refOf, reportedTypeOf, uniqueName, visible } from './columns.js';
 import { join, lookup, union, type TableChecker } from './tables.js';
 import { datatableValues, getschema, printValues } from './sources.js';
 import { makeSeries } from './make-series.js';
 import { mvExpand } from './mv-expand.js';
-import { checkSetStatement } from './statements.js';
 
 export interface CheckOptions {
   /** The query window in nanoseconds: start ≤ _time < end. */
@@ -47,6 +51,8 @@ export interface CheckedQuery {
   readonly schemas: readonly DatasetSchema[];
   readonly plan: PlanNode;
   readonly shape: ResultShape;
+  /** Warnings for `status.messages` (check/warnings.ts). */
+  readonly messages: readonly ResultMessage[];
 }
 
 /** A dataset's schema by name, or undefined when there is no such dataset (it may throw its own error instead). */
@@ -70,7 +76,8 @@ class QueryChecker implements TableChecker {
   private readonly read = new Map<string, DatasetSchema>();
   /** Tabular lets being expanded: a let that names itself is refused instead of recursing. */
   private readonly expanding = new Set<string>();
-  readonly context: BindContext;
+  private readonly warnings = new Warnings();
+  context: BindContext;
   private timeColumn = 0;
   private timeSeries: ResultShape['timeSeries'];
 
@@ -78,14 +85,12 @@ class QueryChecker implements TableChecker {
     private readonly lookup: SchemaLookup,
     readonly options: CheckOptions,
   ) {
-    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end }, functions: this.functions };
+    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end }, functions: this.functions, warnings: this.warnings };
   }
 
   check(query: Ast.Query): CheckedQuery {
-    for (const statement of query.lets) {
-      if (statement.kind === 'Set') checkSetStatement(statement);
-      else this.let(statement);
-    }
+    for (const statement of query.sets) this.set(statement);
+    for (const statement of query.lets) this.let(statement);
     let node = this.tabular(query, true);
     const nodes = [...nodesOf(node)];
     const summary = nodes.some((n) => n.kind === 'aggregate' || n.kind === 'series');
@@ -98,7 +103,19 @@ class QueryChecker implements TableChecker {
       ...(scan && carried(scan.rowId) && carried(scan.time.column) ? { identity: { time: scan.time.column, rowId: scan.rowId } } : {}),
     };
     const schemas = [...this.read.values()];
-    return { dataset: schemas[0]?.dataset ?? '', schemas, plan: node, shape };
+    return { dataset: schemas[0]?.dataset ?? '', schemas, plan: node, shape, messages: this.warnings.list() };
+  }
+
+  /** A `set` statement: stricttypes is known; any other option is ignored with a warning, as the hosted service does. */
+  private set(statement: Ast.SetStatement): void {
+    const name = statement.name.name;
+    if (!(KNOWN_SET_OPTIONS as readonly string[]).includes(name)) {
+      this.warnings.add(unknownSetOption(name));
+      return;
+    }
+    const value = statement.value ? constantValue(bindExpression(statement.value, { columns: [], lets: this.lets }, this.context)) : true;
+    if (typeof value !== 'boolean') fail('invalid_argument', `set ${name} takes true or false, or no value (true)`, statement.value ?? statement);
+    this.context = { ...this.context, strictTypes: value };
   }
 
   private let(statement: Ast.LetStatement): void {
@@ -192,6 +209,7 @@ class QueryChecker implements TableChecker {
       case 'Where': {
         const predicate = this.bind(operator.predicate, node);
         if (predicate.type !== 'bool') fail('type_mismatch', `where needs a bool predicate, got ${predicate.type}`, operator.predicate);
+        if (alwaysTrue(predicate)) this.warnings.add(WHERE_ALWAYS_TRUE);
         return this.builder.filter(node, predicate);
       }
       case 'Extend':
@@ -206,11 +224,8 @@ class QueryChecker implements TableChecker {
         const keep = new Set(this.matchPatterns(node, operator.patterns).map((column) => column.id));
         return this.passThrough(node, visible(node).filter((column) => keep.has(column.id)), operator);
       }
-      case 'ProjectReorder': {
-        const first = this.matchPatterns(node, operator.patterns);
-        const ids = new Set(first.map((column) => column.id));
-        return this.passThrough(node, [...first, ...visible(node).filter((column) => !ids.has(column.id))], operator);
-      }
+      case 'ProjectReorder':
+        return this.passThrough(node, this.reorder(node, operator.keys), operator);
       case 'ProjectRename':
         return this.rename(node, operator);
       case 'Summarize':
@@ -241,6 +256,18 @@ class QueryChecker implements TableChecker {
         return makeSeries(this, node, operator);
       case 'MvExpand':
         return mvExpand(this, node, operator);
+      case 'Parse': {
+        const { columns, matched } = bindParse(operator, this.bind(operator.source, node));
+        return this.addColumns(operator.where ? this.builder.filter(node, matched) : node, columns);
+      }
+      case 'ParseKv':
+        return this.addColumns(node, bindParseKv(operator, this.bind(operator.source, node)));
+      case 'ExtendValid':
+        return this.extendValid(node, operator.assignments);
+      case 'Sample':
+        return this.builder.filter(node, call('lt', [call('rand', [], 'real'), literal('real', this.proportion(operator))], 'bool'));
+      case 'Redact':
+        return this.redact(node, operator);
     }
   }
 
@@ -278,6 +305,68 @@ class QueryChecker implements TableChecker {
     const replaced = new Set(added.map((item) => item.column.name));
     const kept = node.columns.filter((column) => column.hidden || !replaced.has(column.name)).map(passThroughOf);
     return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /** Columns computed from the input (parse, parse-kv), added as extend adds them: a column of the same name is replaced. */
+  private addColumns(node: PlanNode, extracted: readonly Extracted[]): PlanNode {
+    const names = new Set<string>();
+    const added = extracted.map(({ name, value }) => {
+      if (names.has(name.name)) fail('invalid_argument', `column '${name.name}' is extracted twice`, name);
+      names.add(name.name);
+      return { column: this.builder.column({ name: name.name, type: value.type }), expr: value };
+    });
+    const kept = node.columns.filter((column) => column.hidden || !names.has(column.name)).map(passThroughOf);
+    return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /**
+   * extend-valid: each new value where it is valid — every field it reads is present and the
+   * value itself is not null — and elsewhere the field's value before (null for a new field).
+   */
+  private extendValid(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
+    const added = this.bindAssignments(node, assignments, true).map((item, index) => {
+      const before = findColumn(this.scope(node), item.column.name);
+      const assignment = assignments[index] as Ast.Assignment;
+      if (before && before.type !== item.expr.type) {
+        fail('type_mismatch', `extend-valid keeps '${before.name}' (${before.type}) where the new value is not valid, so the new value must be a ${before.type} too, got ${item.expr.type}`, assignment);
+      }
+      const read = columnsReadBy(item.expr);
+      const valid = node.columns
+        .filter((column) => read.has(column.id))
+        .map((column) => call('isnotnull', [refOf(column)], 'bool'))
+        .reduce((all, test) => call('and', [all, test], 'bool'), call('isnotnull', [item.expr], 'bool'));
+      const fallback = before ? refOf(before) : literal(item.expr.type, null);
+      return { column: item.column, expr: call('iff', [valid, item.expr, fallback], item.expr.type) };
+    });
+    const replaced = new Set(added.map((item) => item.column.name));
+    const kept = node.columns.filter((column) => column.hidden || !replaced.has(column.name)).map(passThroughOf);
+    return this.builder.project(node, [...kept, ...added]);
+  }
+
+  /** redact: the fields named after `on` (every string field without), rewritten in place. */
+  private redact(node: PlanNode, operator: Ast.RedactOperator): PlanNode {
+    const rewrite = bindRedact(operator, (expression) => constantValue(bindExpression(expression, { columns: [], lets: this.lets }, this.context)));
+    const targets = operator.fields.length > 0 ? this.matchPatterns(node, operator.fields) : visible(node).filter((column) => column.type === 'string');
+    for (const column of targets) {
+      if (column.type !== 'string') fail('type_mismatch', `redact rewrites string fields, and '${column.name}' is a ${column.type}`, operator.fields.find((field) => field.pattern === column.name) ?? operator);
+    }
+    const ids = new Set(targets.map((column) => column.id));
+    const computed = node.columns.map((column) => {
+      if (!ids.has(column.id)) return passThroughOf(column);
+      const copy = this.builder.column({ name: column.name, type: 'string', reportedType: column.reportedType });
+      return { column: copy, expr: rewrite(refOf(column)) };
+    });
+    return this.builder.project(node, computed);
+  }
+
+  /** `sample`'s proportion: a constant strictly between 0 and 1 (the reference's range). */
+  private proportion(operator: Ast.SampleOperator): number {
+    const constant = constantValue(bindExpression(operator.proportion, { columns: [], lets: this.lets }, this.context));
+    const proportion = typeof constant === 'number' ? constant : typeof constant === 'bigint' ? Number(constant) : undefined;
+    if (proportion === undefined || !(proportion > 0 && proportion < 1)) {
+      fail('invalid_argument', 'sample takes the proportion of rows to keep, a constant greater than 0 and less than 1, such as sample 0.05', operator.proportion);
+    }
+    return proportion;
   }
 
   private project(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
@@ -333,7 +422,7 @@ class QueryChecker implements TableChecker {
         seen.add(column.id);
         continue;
       }
-      const regex = wildcardRegex(pattern.pattern);
+      const regex = wildcardRegex(pattern.parts);
       for (const column of visible(node)) {
         if (regex.test(column.name) && !seen.has(column.id)) {
           seen.add(column.id);
@@ -342,6 +431,33 @@ class QueryChecker implements TableChecker {
       }
     }
     return result;
+  }
+
+  /**
+   * project-reorder: each column goes to the key that names it, else to the first wildcard key
+   * that matches it, else to a bare `*` (so `trace_id, *, span_id` ends with span_id); the keys'
+   * columns follow one another in key order, each key's in their input order or sorted by name
+   * (`asc`, `desc`, and the granny forms, which compare runs of digits as numbers); columns no
+   * key takes follow in their input order.
+   */
+  private reorder(node: PlanNode, keys: readonly Ast.ReorderKey[]): PlanColumn[] {
+    const columns = visible(node);
+    const claimed = new Map<number, number>();
+    keys.forEach((key, index) => {
+      if (key.pattern.wildcard) return;
+      const column = findColumn(this.scope(node), key.pattern.pattern) ?? unknownField(key.pattern.pattern, this.scope(node), key.pattern);
+      if (!claimed.has(column.id)) claimed.set(column.id, index);
+    });
+    const everything = (key: Ast.ReorderKey): boolean => key.pattern.parts.every((part) => part === '');
+    for (const pass of [false, true]) {
+      keys.forEach((key, index) => {
+        if (!key.pattern.wildcard || everything(key) !== pass) return;
+        const regex = wildcardRegex(key.pattern.parts);
+        for (const column of columns) if (!claimed.has(column.id) && regex.test(column.name)) claimed.set(column.id, index);
+      });
+    }
+    const ordered = keys.flatMap((key, index) => sortColumnNames(columns.filter((column) => claimed.get(column.id) === index), key.order));
+    return [...ordered, ...columns.filter((column) => !claimed.has(column.id))];
   }
 
   // ── Ordering and limits ──────────────────────────────────────────────────────────────────
@@ -501,7 +617,7 @@ class QueryChecker implements TableChecker {
 
   private bindAggregate(node: Ast.Call, scope: Scope, context: BindContext, keyInputs: readonly number[]) {
     const name = node.name.name;
-    const inner: BindContext = { builder: context.builder, now: context.now, range: context.range, ...(context.functions ? { functions: context.functions } : {}) };
+    const { aggregates: _sink, ...inner } = context;
     const args: BoundArg[] = [];
     const named = node.argNames?.find((argName) => argName !== undefined);
     if (named && name !== 'arg_max' && name !== 'arg_min') fail('syntax', `named arguments such as ${named.name} = … are only allowed in arg_max() and arg_min()`, named);
@@ -534,13 +650,38 @@ class QueryChecker implements TableChecker {
   }
 
   private search(node: PlanNode, operator: Ast.SearchOperator): PlanNode {
-    const term = literal('string', operator.term.value);
-    const tests = visible(node)
-      .filter((column) => column.type === 'string' || column.type === 'dynamic')
-      .map((column) => call('has', [column.type === 'string' ? refOf(column) : call('tostring', [refOf(column)], 'string'), term], 'bool', operator.caseSensitive));
-    const predicate = tests.reduce<Expr | undefined>((all, test) => (all ? call('or', [all, test], 'bool') : test), undefined) ?? literal('bool', false);
-    return this.builder.filter(node, predicate);
+    return this.builder.filter(node, this.searchPredicate(operator.predicate, node, operator.caseSensitive));
   }
+
+  /** A search predicate as the `where` it means (the search page's table of equivalents). */
+  private searchPredicate(predicate: Ast.SearchPredicate, node: PlanNode, caseSensitive: boolean): Expr {
+    switch (predicate.kind) {
+      case 'SearchAll':
+        return literal('bool', true);
+      case 'SearchTerm': {
+        const test = termTest(predicate.term.value, caseSensitive);
+        if (!predicate.field) return anyColumn(node.columns, test);
+        const column = findColumn(this.scope(node), predicate.field.name) ?? unknownField(predicate.field.name, this.scope(node), predicate.field);
+        return test(asString(refOf(column)));
+      }
+      case 'SearchLogical':
+        return call(predicate.operator, [this.searchPredicate(predicate.left, node, caseSensitive), this.searchPredicate(predicate.right, node, caseSensitive)], 'bool');
+      case 'SearchNot':
+        return call('not', [this.searchPredicate(predicate.operand, node, caseSensitive)], 'bool');
+      case 'SearchExpression': {
+        const bound = this.bind(predicate.expression, node);
+        if (bound.type !== 'bool') fail('type_mismatch', `a search predicate must be a term such as "error" or a bool expression, got ${bound.type}`, predicate);
+        return bound;
+      }
+    }
+  }
+}
+
+/** The columns an expression reads. */
+function columnsReadBy(expr: Expr, into: Set<number> = new Set()): Set<number> {
+  if (expr.kind === 'column') into.add(expr.column);
+  else if (expr.kind === 'call') for (const arg of expr.args) columnsReadBy(arg, into);
+  return into;
 }
 
 /** Replaces references to columns defined earlier in the same operator by their expressions. */
@@ -572,7 +713,32 @@ function nextColumnName(next: () => number, columns: readonly PlanColumn[], out:
   }
 }
 
-function wildcardRegex(pattern: string): RegExp {
-  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+function wildcardRegex(parts: readonly string[]): RegExp {
+  const escaped = parts.map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`, 's');
+}
+
+function sortColumnNames(columns: PlanColumn[], order: Ast.ReorderKey['order']): PlanColumn[] {
+  if (order === undefined) return columns;
+  const compare = order.startsWith('granny') ? grannyCompare : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const sign = order.endsWith('desc') ? -1 : 1;
+  return [...columns].sort((a, b) => sign * compare(a.name, b.name));
+}
+
+/** Names compared run by run, a run of digits by its number: `b9` before `b50`. */
+function grannyCompare(a: string, b: string): number {
+  const runs = (name: string): string[] => name.match(/\d+|\D+/g) ?? [];
+  const left = runs(a);
+  const right = runs(b);
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    const x = left[i] as string;
+    const y = right[i] as string;
+    if (x === y) continue;
+    if (/^\d/.test(x) && /^\d/.test(y)) {
+      const difference = BigInt(x) - BigInt(y);
+      if (difference !== 0n) return difference < 0n ? -1 : 1;
+    }
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
 }

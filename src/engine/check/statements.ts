@@ -3,18 +3,6 @@ import type { Expr } from '../plan/types.js';
 import { TYPE_NAMES, call, checkArity, fail, isNumeric, type BindContext, type Scope } from './context.js';
 import { bindExpression } from './expressions.js';
 
-/** The query options `set` accepts (the reference's set statement page). */
-const QUERY_OPTIONS: ReadonlyMap<string, string> = new Map([
-  // Local comparisons already need operands of one type or an explicit conversion's rules; the option changes nothing here.
-  ['stricttypes', 'accepted'],
-]);
-
-export function checkSetStatement(statement: Ast.SetStatement): void {
-  if (!QUERY_OPTIONS.has(statement.name.name)) {
-    fail('invalid_argument', `unknown query option '${statement.name.name}'; the set statement takes ${[...QUERY_OPTIONS.keys()].join(', ')}`, statement.name);
-  }
-}
-
 /** User functions being expanded: a function that calls itself is refused instead of recursing forever. */
 const expanding = new WeakSet<Ast.FunctionDefinition>();
 

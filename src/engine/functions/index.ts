@@ -2,9 +2,15 @@ import { ARRAY_FUNCTIONS } from './array.js';
 import { CONDITIONAL_FUNCTIONS } from './conditional.js';
 import { CONVERSION_FUNCTIONS } from './conversion.js';
 import { DATETIME_FUNCTIONS } from './datetime.js';
+import { GENAI_FUNCTIONS } from './genai.js';
+import { HASH_FUNCTIONS } from './hash.js';
+import { IP_FUNCTIONS } from './ip.js';
 import { MATH_FUNCTIONS } from './math.js';
+import { METADATA_FUNCTIONS } from './metadata.js';
+import { PAIR_FUNCTIONS } from './pair.js';
 import { ROUNDING_FUNCTIONS } from './rounding.js';
 import { SERIES_FUNCTIONS } from './series.js';
+import { SQL_FUNCTIONS } from './sql.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TYPE_FUNCTIONS } from './type.js';
 import type { FunctionDef } from './types.js';
@@ -31,6 +37,12 @@ export const FAMILIES: readonly Family[] = [
   { name: 'datetime', title: 'Datetime functions', functions: DATETIME_FUNCTIONS },
   { name: 'array', title: 'Array functions', functions: ARRAY_FUNCTIONS },
   { name: 'series', title: 'Time series functions', functions: SERIES_FUNCTIONS },
+  { name: 'hash', title: 'Hash functions', functions: HASH_FUNCTIONS },
+  { name: 'ip', title: 'IP-address functions', functions: IP_FUNCTIONS },
+  { name: 'pair', title: 'Pair functions', functions: PAIR_FUNCTIONS },
+  { name: 'metadata', title: 'Metadata functions', functions: METADATA_FUNCTIONS },
+  { name: 'sql', title: 'SQL functions', functions: SQL_FUNCTIONS },
+  { name: 'genai', title: 'GenAI functions', functions: GENAI_FUNCTIONS },
 ];
 
 const BY_NAME: ReadonlyMap<string, FunctionDef> = index(FAMILIES);

@@ -85,7 +85,10 @@ export type Expr = ColumnRef | Literal | Call;
  * true for two nulls and false for one, `ne` its negation; the string predicates, `in`, `between`
  * and `regex` are false for a null input; the orderings (`lt`…) and arithmetic are null when an
  * operand is null. `int / int` truncates toward zero; `has*` match whole terms (runs of letters
- * and digits); `dynamic_get` is a key or an index of a JSON value.
+ * and digits); `dynamic_get` is a key or an index of a JSON value. `redact` is the redact
+ * operator's rewrite of one text: `[text, pattern, replacement, token, mode]`, where the
+ * replacement (RE2 rewrite syntax) wraps what to redact in `REDACT_MARKS`, and each marked
+ * piece becomes the token once (`whole`), the token per character (`chars`) or a hash (`hash`).
  */
 export const OPERATORS = [
   'and',
@@ -113,7 +116,14 @@ export const OPERATORS = [
   'hassuffix',
   'regex',
   'dynamic_get',
+  'redact',
 ] as const;
+
+/**
+ * Around each piece `redact` replaces: two characters of Unicode's private use area, which text
+ * does not hold (a text that holds them is redacted wrongly, never unsafely).
+ */
+export const REDACT_MARKS = { open: '\uE000', close: '\uE001' } as const;
 
 export type Operator = (typeof OPERATORS)[number];
 

@@ -3,7 +3,7 @@ import { formatDatetime } from '../apl/literals.js';
 import type { CheckedQuery } from '../check/query.js';
 import { buildLegacy, type LegacyResult } from '../results/legacy.js';
 import type { PlanColumn, PlanNode } from '../plan/types.js';
-import { APL_CAP_ADVICE, decodeRows, type CapAdvice, type DecodedRows } from '../results/rows.js';
+import { APL_CAP_ADVICE, decodeRows, type CapAdvice, type DecodedRows, type ResultMessage } from '../results/rows.js';
 import { buildTabular, type QueryStatus, type TabularResult } from '../results/tabular.js';
 import type { DatasetSchema } from '../schema.js';
 import { compilePlan, type CompiledQuery, type Counter, type Statement } from '../sql/compile.js';
@@ -54,7 +54,7 @@ export interface ExecuteOptions {
  */
 export async function executePlan(query: CheckedQuery, options: ExecuteOptions): Promise<QueryResult> {
   const ran = await runPlan(query.plan, options);
-  const status = planStatus(ran, options, query.shape.kind === 'summary' ? countGroups(query, ran.rows.rowCount, ran.rows.values) : 0);
+  const status = planStatus(ran, options, query.shape.kind === 'summary' ? countGroups(query, ran.rows.rowCount, ran.rows.values) : 0, query.messages);
   const context = { query, columns: ran.columns, rows: ran.rows, status, schemas: options.schemas, range: options.window };
   return options.format === 'legacy' ? buildLegacy(context) : buildTabular(context);
 }
@@ -111,8 +111,16 @@ function readCompiled(reader: EventReader, budget: QueryBudget, compiled: Compil
     : execute((sql, params) => reader.readOne(budget, sql, params), compiled, examinedKnown);
 }
 
-/** `status` of a result: counters count real rows; `elapsedTime` in microseconds since `started`. */
-export function planStatus(ran: RanPlan, options: { readonly window: ExecuteOptions['window']; readonly started: bigint }, numGroups: number): QueryStatus {
+/**
+ * `status` of a result: counters count real rows; `elapsedTime` in microseconds since `started`;
+ * `messages` the checker's warnings, then what running the plan reported (caps, limits).
+ */
+export function planStatus(
+  ran: RanPlan,
+  options: { readonly window: ExecuteOptions['window']; readonly started: bigint },
+  numGroups: number,
+  warnings: readonly ResultMessage[],
+): QueryStatus {
   return {
     elapsedTime: Math.round(Number(process.hrtime.bigint() - options.started) / 1000),
     rowsExamined: ran.examined,
@@ -125,7 +133,7 @@ export function planStatus(ran: RanPlan, options: { readonly window: ExecuteOpti
     minBlockTime: formatDatetime(options.window.start),
     maxBlockTime: formatDatetime(options.window.end),
     // Always present, empty when there is nothing to say: the clients read the member.
-    messages: [...ran.rows.messages],
+    messages: [...warnings, ...ran.rows.messages],
   };
 }
 

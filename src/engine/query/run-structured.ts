@@ -34,11 +34,11 @@ export async function runStructured(dataset: string, query: StructuredQuery, dep
   const window = resolveWindow(query.startTime, query.endTime, (deps.now ?? nowNs)());
   const schema = deps.reader.schema(dataset);
   if (!schema) throw new NotFoundError(`Dataset ${JSON.stringify(dataset)} not found.`);
-  const { plan, shape } = planStructuredQuery(query, schema, window, limits);
+  const { plan, shape, messages } = planStructuredQuery(query, schema, window, limits);
   // A page reads one match more than it shows, to tell whether another page follows.
   const budget = shape.kind === 'matches' ? { ...limits, maxRows: Math.max(limits.maxRows, shape.pageSize + 1) } : limits;
   const ran = await runPlan(plan, { reader: deps.reader, limits: budget, capAdvice: STRUCTURED_CAP_ADVICE, ...(deps.signal ? { signal: deps.signal } : {}) });
   const body = shape.kind === 'matches' ? shapeMatches(shape, ran.rows, query.includeCursor) : shapeBuckets(shape, ran.rows, window);
-  const status = planStatus(ran, { window, started }, body.numGroups);
+  const status = planStatus(ran, { window, started }, body.numGroups, messages);
   return { result: buildStructuredResult(body, status, fieldsMeta(schema), query.limitIsDefault ? query.limit : undefined), elapsedMs: status.elapsedTime / 1000 };
 }

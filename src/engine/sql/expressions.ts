@@ -1,7 +1,7 @@
 import { functionNamed } from '../functions/index.js';
 import { bagValue } from '../functions/lowering.js';
 import type { SqlCall } from '../functions/types.js';
-import { isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
+import { REDACT_MARKS, isOperator, type Call, type Expr, type LiteralValue, type Operator, type ScalarType } from '../plan/types.js';
 import type { Params } from './params.js';
 import { quoteIdentifier, quoteString } from './quote.js';
 
@@ -155,6 +155,8 @@ export class ExpressionCompiler {
         return exact(`regexp_matches(${a(0)}, ${a(1)})`);
       case 'dynamic_get':
         return this.dynamicGet(e);
+      case 'redact':
+        return this.redact(e);
     }
   }
 
@@ -216,6 +218,26 @@ export class ExpressionCompiler {
     const leading = `CASE WHEN regexp_matches(${needle}, ${quoteString(`^${TERM_CHAR}`)}) THEN ${quoteString(before)} ELSE '' END`;
     const trailing = `CASE WHEN regexp_matches(${needle}, ${quoteString(`${TERM_CHAR}$`)}) THEN ${quoteString(after)} ELSE '' END`;
     return `regexp_matches(${haystack}, concat(${quoteString(flags)}, ${leading}, regexp_escape(${needle}), ${trailing}))`;
+  }
+
+  /**
+   * The matches are marked with a global regexp_replace, then the text split at the marks: the
+   * pieces at even places (1-based) are what matched, rewritten; replacing with a computed
+   * length or hash needs the match itself, which a rewrite string cannot give.
+   */
+  private redact(e: Call): string {
+    const [text, pattern, replacement, token, mode] = e.args;
+    if (!text || !pattern || !replacement || !token || mode?.kind !== 'literal') throw new Error('redact needs five arguments.');
+    const marked = `regexp_replace(${this.compile(text)}, ${this.compile(pattern)}, ${this.compile(replacement)}, 'g')`;
+    const pieces = `string_split_regex(${marked}, ${quoteString(`[${REDACT_MARKS.open}${REDACT_MARKS.close}]`)})`;
+    const piece = 'redact_piece';
+    const rewritten =
+      mode.value === 'hash'
+        ? `left(to_base64(unhex(sha256(${piece}))), 8)`
+        : mode.value === 'chars'
+          ? `repeat(${this.compile(token)}, length(${piece}))`
+          : this.compile(token);
+    return `array_to_string(list_transform(${pieces}, (${piece}, redact_index) -> CASE WHEN redact_index % 2 = 0 AND ${piece} <> '' THEN ${rewritten} ELSE ${piece} END), '')`;
   }
 
   private dynamicGet(e: Call): string {

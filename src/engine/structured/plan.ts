@@ -4,10 +4,12 @@ import { parseExpression } from '../apl/parser.js';
 import { call, literal, type BindContext, type Scope } from '../check/context.js';
 import { bindExpression, findColumn } from '../check/expressions.js';
 import { withVirtualFields } from '../check/virtual-fields.js';
+import { Warnings } from '../check/warnings.js';
 import { binAutoSize, bucketCount } from '../functions/rounding.js';
 import { PlanBuilder, REPORTED_TYPES } from '../plan/build.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
 import type { QueryWindow } from '../query/time-range.js';
+import type { ResultMessage } from '../results/rows.js';
 import { SYS_TIME_FIELD, TIME_FIELD, type DatasetSchema } from '../schema.js';
 import { bindAggregation } from './aggregations.js';
 import { bindField } from './bind.js';
@@ -65,16 +67,20 @@ export interface BucketsShape {
 export interface StructuredPlan {
   readonly plan: PlanNode;
   readonly shape: MatchesShape | BucketsShape;
+  /** Warnings of the APL checker that bound its filters, fields and aggregations, for `status.messages`. */
+  readonly messages: readonly ResultMessage[];
 }
 
 const ref = (column: PlanColumn): Expr => ({ kind: 'column', column: column.id, type: column.type });
 const passThrough = (column: PlanColumn): Computed => ({ column, expr: ref(column) });
 
 export function planStructuredQuery(query: StructuredQuery, schema: DatasetSchema, window: QueryWindow, limits: StructuredLimits = STRUCTURED_LIMITS): StructuredPlan {
-  return new StructuredPlanner(query, window, limits).plan(schema);
+  const planner = new StructuredPlanner(query, window, limits);
+  return { ...planner.plan(schema), messages: planner.warnings.list() };
 }
 
 class StructuredPlanner {
+  readonly warnings = new Warnings();
   private readonly builder = new PlanBuilder();
   private readonly context: BindContext;
 
@@ -83,10 +89,10 @@ class StructuredPlanner {
     private readonly window: QueryWindow,
     private readonly limits: StructuredLimits,
   ) {
-    this.context = { builder: this.builder, now: window.now, range: { start: window.start, end: window.end } };
+    this.context = { builder: this.builder, now: window.now, range: { start: window.start, end: window.end }, warnings: this.warnings };
   }
 
-  plan(schema: DatasetSchema): StructuredPlan {
+  plan(schema: DatasetSchema): Omit<StructuredPlan, 'messages'> {
     const { query } = this;
     const scan = this.builder.datasetScan(schema, this.window);
     const matches = query.aggregations.length === 0;
@@ -157,7 +163,7 @@ class StructuredPlanner {
 
   // ── Matches ──────────────────────────────────────────────────────────────────────────────
 
-  private matches(input: PlanNode, scan: ScanNode, timeOrder: 'asc' | 'desc' | undefined): StructuredPlan {
+  private matches(input: PlanNode, scan: ScanNode, timeOrder: 'asc' | 'desc' | undefined): Omit<StructuredPlan, 'messages'> {
     const { query, builder } = this;
     if (query.groupBy.length > 0) {
       throw new StructuredQueryError('groupBy', 'Invalid groupBy: grouping needs at least one aggregation, such as {"op": "count"}.');
@@ -210,7 +216,7 @@ class StructuredPlanner {
 
   // ── Buckets ──────────────────────────────────────────────────────────────────────────────
 
-  private buckets(input: PlanNode, scan: ScanNode): StructuredPlan {
+  private buckets(input: PlanNode, scan: ScanNode): Omit<StructuredPlan, 'messages'> {
     const { query, builder, window } = this;
     const size = query.resolution === 'auto' ? binAutoSize(window.start, window.end) : query.resolution;
     const intervals = bucketCount(window.start, window.end, size);

@@ -112,13 +112,13 @@ describe('parser', () => {
 
   it('parses the three kinds of let, set, and the sources written in the query', () => {
     const query = parse("set stricttypes;\nlet n = 5;\nlet T = logs | take 1;\nlet f = (a:long, b:string = 'x') { let c = a; c * 2 };\nT");
-    expect(query.lets.map((statement) => [statement.kind, statement.name.name, statement.kind === 'Let' ? statement.value.kind : undefined])).toEqual([
-      ['Set', 'stricttypes', undefined],
-      ['Let', 'n', 'Int'],
-      ['Let', 'T', 'Tabular'],
-      ['Let', 'f', 'Function'],
+    expect(query.sets.map((statement) => statement.name.name)).toEqual(['stricttypes']);
+    expect(query.lets.map((statement) => [statement.name.name, statement.value.kind])).toEqual([
+      ['n', 'Int'],
+      ['T', 'Tabular'],
+      ['f', 'Function'],
     ]);
-    expect(shape(query.lets[3])).toMatchObject({ value: { params: [{ name: { name: 'a' }, type: { name: 'long' } }, { name: { name: 'b' }, defaultValue: { value: 'x' } }], lets: [{ name: { name: 'c' } }] } });
+    expect(shape(query.lets[2])).toMatchObject({ value: { params: [{ name: { name: 'a' }, type: { name: 'long' } }, { name: { name: 'b' }, defaultValue: { value: 'x' } }], lets: [{ name: { name: 'c' } }] } });
     expect(parse('print a = 1, 2').source).toMatchObject({ kind: 'Print', assignments: [{ name: { name: 'a' } }, { name: undefined }] });
     expect(parse("datatable(a:long, b:string) [1, 'x',]").source).toMatchObject({ kind: 'Datatable', columns: [{ name: { name: 'a' } }, { name: { name: 'b' } }], values: [{ value: 1n }, { value: 'x' }] });
     // A dataset named like a source keyword stays a dataset.
@@ -203,7 +203,7 @@ describe('parser', () => {
     expect(query.operators.map((op) => op.kind)).toEqual(['Summarize', 'Sort', 'Top', 'Distinct', 'ProjectAway', 'ProjectRename', 'Search']);
     expect(shape(query.operators[1])).toMatchObject({ keys: [{ direction: 'asc', nulls: 'last' }, { value: { name: 'k' } }] });
     expect(shape(query.operators[4])).toMatchObject({ patterns: [{ pattern: 'a*', wildcard: true }, { pattern: 'b', wildcard: false }] });
-    expect(shape(query.operators[6])).toMatchObject({ term: { value: 'x' }, caseSensitive: true });
+    expect(shape(query.operators[6])).toMatchObject({ predicate: { kind: 'SearchTerm', term: { value: 'x' } }, caseSensitive: true });
   });
 
   it('says what was expected and where', () => {
@@ -213,6 +213,8 @@ describe('parser', () => {
     expect(errorOf('T | where x == null').message).toMatch(/line 1, column 16: a bare null has no type/);
     expect(errorOf('T | sort x').message).toBe("line 1, column 10: expected 'by', found 'x'");
     expect(errorOf('T | where datetime(2024-13-01) > x').message).toMatch(/line 1, column 11: invalid datetime '2024-13-01'/);
+    // Datetimes are int64 nanoseconds: the reference's year 9999 is past what they hold.
+    expect(errorOf('T | where x < datetime(9999-12-31)').message).toMatch(/line 1, column 15: datetime '9999-12-31' is out of range; datetimes run from 1677-09-21/);
     expect(errorOf('').message).toMatch(/line 1, column 1: expected a dataset name/);
   });
 

@@ -45,7 +45,8 @@ describe('semantic check', () => {
     expect(errorOf('logs | extend x = strlen(method, status)')).toBe('line 1, column 19: strlen() expects 1 argument, got 2');
     expect(errorOf('logs | extend x = substring(method)')).toBe('line 1, column 19: substring() expects 2 to 3 arguments, got 1');
     expect(errorOf('logs | summarize percentile(duration)')).toBe('line 1, column 18: percentile() expects 2 arguments, got 1');
-    expect(errorOf('logs | extend x = now(1)')).toBe('line 1, column 19: now() expects 0 arguments, got 1');
+    expect(errorOf('logs | extend x = now(1h, 2)')).toBe('line 1, column 19: now() expects 0 to 1 arguments, got 2');
+    expect(errorOf('logs | extend x = now(1)')).toBe('line 1, column 23: now() expects a timespan as argument 1, got long; write a timespan such as -5m');
     expect(errorOf('logs | summarize histogram(duration)')).toBe('line 1, column 18: histogram() expects 2 arguments, got 1');
     expect(errorOf('logs | summarize histogramif(duration, 5)')).toBe('line 1, column 18: histogramif() expects 3 arguments, got 2');
   });
@@ -60,7 +61,7 @@ describe('semantic check', () => {
     expect(errorOf('logs | summarize count() by bin(_time, 5)')).toBe('line 1, column 40: bin() expects a timespan as argument 2, got long; write a timespan such as 5m');
     expect(errorOf('logs | take -1')).toMatch(/^line 1, column 13: the number of rows must be a constant integer/);
     expect(errorOf('logs | summarize percentile(duration, 101)')).toMatch(/^line 1, column 39: percentile\(\) needs a constant percentile between 0 and 100/);
-    expect(errorOf('logs | summarize histogram(method, 10)')).toBe('line 1, column 28: histogram() expects one of long, real as argument 1, got string');
+    expect(errorOf('logs | summarize histogram(method, 10)')).toBe('line 1, column 28: histogram() expects one of long, real, timespan as argument 1, got string');
     expect(errorOf('logs | summarize histogram(duration, 101)')).toMatch(/^line 1, column 38: histogram\(\) needs a constant number of buckets between 1 and 100/);
     expect(errorOf('logs | summarize histogramif(duration, 5, method)')).toBe('line 1, column 43: histogramif() expects a bool as argument 3, got string');
   });

@@ -12,7 +12,9 @@ const TOKENS = [
   '_time', 'geo.city', "['geo.city']", 'tags', 'take', '10', 'sort', 'order', 'asc', 'desc', 'nulls', 'first', 'project', 'extend',
   'project-away', 'project-rename', 'distinct', 'top', 'count', 'search', '*', 'let', ';', '\n', '//c\n', 'percentile', 'topk', 'make_set',
   'arg_max', '-', '+', '/', '%', 'null', 'int(null)', '@"x\\y"', 'matches', 'regex', 'iff', 'case', 'strcat', 'tostring', 'ago', 'now()',
-  '9223372036854775807', '1e308', "'\\u{1F600}'", '"\\0"', '$1', '?', '"\'; --"',
+  '9223372036854775807', '1e308', "'\\u{1F600}'", '"\\0"', '$1', '?', '"\'; --"', 'parse', 'parse-where', 'parse-kv', 'with', 'kind=regex',
+  'kind=relaxed', ':long', 'extend-valid', 'sample', '0.5', 'redact', 'replaceToken="x"', 'redactGroups=true', 'on', 'project-reorder',
+  'granny-asc', "['geo.']*", 'set', 'stricttypes', '"*a*"', 'method:"GET"', 'as', 'pair_delimiter', '"(a)"', '"[x"',
 ];
 
 export function aplTokenSoup(): fc.Arbitrary<string> {
@@ -73,6 +75,18 @@ export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
     ),
     fc.tuple(fc.constantFrom('', 'kind=bag ', 'with_itemindex=i '), fc.oneof(name, expr), fc.constantFrom('', ' to typeof(long)', ' to typeof(string)'), fc.constantFrom('', ' limit 2')).map(
       ([option, value, type, limit]) => `mv-expand ${option}v = ${value}${type}${limit}`,
+    ),
+    fc.tuple(fc.string({ maxLength: 6 }), name, fc.string({ maxLength: 6 })).map(([a, n, b]) => `search ${JSON.stringify(a)} or not ${n}:${JSON.stringify(b)}`),
+    fc.tuple(fc.constantFrom('has', 'contains', 'matches regex'), fc.string({ maxLength: 6 })).map(([op, term]) => `where * ${op} ${JSON.stringify(term)}`),
+    fc.tuple(name, fc.constantFrom('asc', 'desc', 'granny-asc', '')).map(([n, order]) => `project-reorder ${n}, * ${order}`),
+    fc.tuple(fc.constantFrom('parse', 'parse-where', 'parse kind=relaxed', 'parse kind=regex'), name, fc.string({ maxLength: 4 }), fc.constantFrom('', ':long', ':real', ':datetime')).map(
+      ([op, n, text, type]) => `${op} ${n} with * ${JSON.stringify(text)} a${type} ${JSON.stringify(text)} *`,
+    ),
+    fc.tuple(name, fc.string({ minLength: 1, maxLength: 2 })).map(([n, delimiter]) => `parse-kv ${n} as (a, b:long) with (pair_delimiter=${JSON.stringify(delimiter)}, kv_delimiter='=', quote='"')`),
+    fc.tuple(fc.constantFrom('a', 'status'), expr).map(([n, e]) => `extend-valid ${n} = ${e}`),
+    fc.double({ min: -1, max: 2, noNaN: true }).map((p) => `sample ${p}`),
+    fc.tuple(fc.constantFrom('', 'replaceToken="#" ', 'replaceHash=true ', 'redactGroups=true '), fc.string({ maxLength: 5 }), name).map(
+      ([options, pattern, n]) => `redact ${options}${JSON.stringify(pattern)} on ${n}`,
     ),
   );
   return fc.array(operator, { maxLength: 4 }).map((operators) => ['logs', ...operators].join('\n| '));

@@ -100,7 +100,7 @@ describe('errors found against the dataset', () => {
     [{ filter: { op: 'and', children: [{ op: 'exists', field: 'ok' }, { op: '>', field: 'ok', value: 1 }] } }, 'filter.children[1]', 'cannot compare bool with long'],
     [{ aggregations: [{ op: 'count' }, { op: 'sum', field: 'method' }] }, 'aggregations[1]', 'sum() expects one of long, real, timespan as argument 1, got string'],
     [{ aggregations: [{ op: 'avg', field: 'nope' }] }, 'aggregations[0].field', "unknown field 'nope'"],
-    [{ aggregations: [{ op: 'histogram', field: 'method' }] }, 'aggregations[0]', 'histogram() expects one of long, real as argument 1, got string'],
+    [{ aggregations: [{ op: 'histogram', field: 'method' }] }, 'aggregations[0]', 'histogram() expects one of long, real, timespan as argument 1, got string'],
     [{ aggregations: [{ op: 'argmax', field: 'duration', argument: ['method', 'nope'] }] }, 'aggregations[0].argument', "unknown field 'nope'"],
     [{ aggregations: [{ op: 'countif', argument: { op: 'contains', field: 'nope', value: 'x' } }] }, 'aggregations[0].argument.field', "unknown field 'nope'"],
     [{ aggregations: [{ op: 'count' }], groupBy: ['method', 'mehtod'] }, 'groupBy[1]', "unknown field 'mehtod'; did you mean 'method'?"],

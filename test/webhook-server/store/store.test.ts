@@ -189,6 +189,63 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     expect(await store.ingest([old], NOW)).toEqual({ accepted: 1, duplicates: 0 });
   });
 
+  it('records deliveries that arrive together as if each had its own transaction, one after another', async () => {
+    const keys = (suffix: string) => ['synced', 'dead', 'recurring', 'fresh'].map((name) => `github:acme/shop:deployment:${kind}-group-${name}-${suffix}`);
+    // The same history under two sets of keys: recorded one delivery at a time, then all at once.
+    const prepare = async (suffix: string): Promise<PreparedEvent[][]> => {
+      const [synced, dead, recurring, fresh] = keys(suffix) as [string, string, string, string];
+      await drain(store);
+      await store.ingest([prepared('start', T0, synced)], NOW);
+      const [syncedEpisode] = await store.episodes(synced);
+      await claimEpisode(store, syncedEpisode!.id);
+      await store.complete(syncedEpisode!.id, 'w', 'ann_synced', 1, NOW);
+      await store.ingest([prepared('start', T0, dead)], NOW);
+      const [deadEpisode] = await store.episodes(dead);
+      await claimEpisode(store, deadEpisode!.id);
+      await store.fail(deadEpisode!.id, 'w', { error: 'bad request', nextAttemptAt: NOW, dead: true });
+      const twice = prepared('start', T0, fresh, `twice-${suffix}`);
+      return [
+        [prepared('finish', T0 + 60_000, synced)],
+        [prepared('finish', T0 + 60_000, dead)],
+        [prepared('start', T0, recurring), prepared('finish', T0 + 1_000, recurring)],
+        [twice],
+        [prepared('start', T0 + 5_000, recurring)],
+        [twice, prepared('finish', T0 + 9_000, fresh)],
+        [prepared('finish', T0 + 6_000, recurring)],
+      ];
+    };
+    const shape = async (suffix: string) =>
+      Promise.all(
+        keys(suffix).map(async (key) =>
+          (await store.episodes(key)).map(({ seq, state, version, syncedVersion, status, attempts, nextAttemptAt, changedAt, createdAt, annotationId }) => ({
+            seq, state, version, syncedVersion, status, attempts, nextAttemptAt, changedAt, createdAt, annotationId,
+          })),
+        ),
+      );
+    const oneByOne = await prepare('a');
+    const alone = [];
+    for (const [index, delivery] of oneByOne.entries()) alone.push(await store.ingest(delivery, NOW + index));
+    const expected = await shape('a');
+    const together = await prepare('b');
+    const grouped = await Promise.all(together.map((delivery, index) => store.ingest(delivery, NOW + index)));
+    expect(grouped).toEqual(alone);
+    expect(grouped[5]).toEqual({ accepted: 1, duplicates: 1 });
+    expect(await shape('b')).toEqual(expected);
+    expect(expected[2]!.map((episode) => episode.seq)).toEqual([1, 2]);
+    expect(expected.map((episodes) => episodes[0]!.status)).toEqual(['pending', 'pending', 'pending', 'pending']);
+  });
+
+  it('refuses only the delivery the store cannot take when others arrive with it', async () => {
+    nextKey();
+    const broken = prepared('start', T0, `${key}-broken`);
+    // A value JSON cannot hold: recording it throws, whatever else is in its transaction.
+    (broken.event.context as Record<string, unknown>).size = 1n;
+    const outcomes = await Promise.allSettled([store.ingest([prepared('start', T0, key)], NOW), store.ingest([broken], NOW), store.ingest([prepared('finish', T0 + 1_000, key)], NOW)]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await store.episodes(key)).toHaveLength(1);
+    expect(await store.episodes(`${key}-broken`)).toEqual([]);
+  });
+
   it('accepts each event exactly once when replicas record the same deliveries at the same time', async () => {
     const replicas = [store, await harness.open(), await harness.open()];
     try {

@@ -1,6 +1,8 @@
 /**
  * Claims on PostgreSQL: a session-level advisory lock per episode, all held by one dedicated
- * connection of this process. The server drops a session's advisory locks the moment the session
+ * connection of this process. Its statements go through a serial queue: a pg.Client runs one
+ * query at a time, and the locks must stay on this one session, so concurrent workers wait in
+ * line here rather than inside pg (which only tolerates that until pg 9). The server drops a session's advisory locks the moment the session
  * ends, so a replica killed with `kill -9` (its socket closed by the kernel) frees its episodes at
  * once, and one whose host vanished frees them when TCP keepalives give up on it (about 25 s).
  * Nothing expires on a clock, so a slow apply is never taken over while its holder lives.
@@ -55,6 +57,14 @@ export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
     return opening;
   }
 
+  /** The tail of the session's queue: each statement starts once the one before it has settled. */
+  let tail: Promise<unknown> = Promise.resolve();
+  function serial<T>(statement: () => Promise<T>): Promise<T> {
+    const turn = tail.then(statement, statement);
+    tail = turn.catch(() => undefined);
+    return turn;
+  }
+
   /** The lock's key: the episode id within the bridge's schema, since several bridges may share one database. */
   const LOCK_KEY = `hashtextextended(current_schema() || ':episode:' || $1::text, 0)`;
 
@@ -68,8 +78,11 @@ export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
       if (held.has(id)) return false;
       held.set(id, ASKING);
       try {
-        const holder = await current();
-        const { rows } = await holder.client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`, [id]);
+        const { holder, rows } = await serial(async () => {
+          const opened = await current();
+          const answer = await opened.client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`, [id]);
+          return { holder: opened, rows: answer.rows };
+        });
         if (rows[0]?.locked === true) {
           held.set(id, holder);
           return true;
@@ -87,7 +100,7 @@ export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
       held.delete(id);
       if (holder === undefined || holder === ASKING || !holder.alive) return;
       try {
-        await holder.client.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [id]);
+        await serial(() => holder.client.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [id]));
       } catch {
         // The lock may still be held by a session that no longer answers: ending the session
         // frees it (with this process's other claims, whose completes the recorded owner fences).

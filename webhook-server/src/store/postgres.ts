@@ -31,27 +31,43 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     connectionTimeoutMillis: 3_000,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   };
-  const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 20 });
+  // Two pools, whose connections differ in one setting fixed when they open: on `lazy` ones a
+  // commit returns before it reaches the disk (synchronous_commit off), so that a statement
+  // of the outbox's bookkeeping, or a read, is one round trip with no transaction around it.
+  // Each pg client runs one query at a time: a pool hands a connection to one caller at a time.
+  const max = options.maxConnections ?? 20;
+  const lazyMax = Math.max(2, Math.floor(max / 4));
+  const pool = new pg.Pool({ ...connection, max: Math.max(2, max - lazyMax) });
+  const lazyPool = new pg.Pool({ ...connection, max: lazyMax, options: [connection.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') });
   // An idle connection that drops must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
+  lazyPool.on('error', () => undefined);
 
   const driver: SqlDriver = {
     kind: 'postgres',
+    // One group committing while the next one gathers: each group costs four round trips and one flush.
+    ingestGroups: 1,
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     claims: createSessionClaims(connection),
-    async transaction<T>(work: (q: Query) => Promise<T>, options: TransactionOptions = { durable: true }): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await once(work, options);
-        } catch (error) {
-          // Deadlocks and serialization failures are transient by definition: run the transaction again.
-          const code = (error as { code?: unknown }).code;
-          if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
-        }
-      }
+    transaction: <T>(work: (q: Query) => Promise<T>, options: TransactionOptions = { durable: true }) => retried(() => once(work, options)),
+    statement: (sql, params, options) =>
+      retried(async () => (await (options.durable ? pool : lazyPool).query(sql, params as unknown[])).rows as Row[]),
+    close: async () => {
+      await Promise.all([pool.end(), lazyPool.end()]);
     },
-    close: () => pool.end(),
   };
+
+  async function retried<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        // Deadlocks and serialization failures are transient by definition: run the transaction again.
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
+      }
+    }
+  }
 
   async function once<T>(work: (q: Query) => Promise<T>, options: TransactionOptions): Promise<T> {
     const client = await pool.connect();
@@ -80,7 +96,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
       for (const statement of schemaStatements('BIGSERIAL PRIMARY KEY')) await query(statement);
     });
   } catch (error) {
-    await pool.end().catch(() => undefined);
+    await driver.close().catch(() => undefined);
     throw new StoreUnavailableError(
       `Cannot open the PostgreSQL store at ${redactUrl(options.connectionString)}: ${error instanceof Error ? error.message : String(error)}. Expected a reachable database that the user in DATABASE_URL may create tables in.`,
       { cause: error },

@@ -2,7 +2,8 @@
  * The store's logic, written once over a minimal SQL driver. SQLite and PostgreSQL differ only
  * in the driver (placeholders, locking clauses, types), not in what a call does.
  */
-import { autoClose, mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
+import { autoClose, type EpisodeState } from '../correlation/episode.js';
+import { createIngestQueue, lockKeys as groupLockKeys, recordGroup } from './ingest-group.js';
 import type { SourceName } from '../sources/types.js';
 import {
   StoreUnavailableError,
@@ -10,7 +11,6 @@ import {
   type EpisodeRow,
   type EpisodeStatus,
   type FailureUpdate,
-  type IngestResult,
   type OutboxCounts,
 } from './types.js';
 
@@ -69,6 +69,11 @@ export function createProcessClaims(): ClaimLocks {
 export interface SqlDriver {
   readonly kind: 'sqlite' | 'postgres';
   readonly claims: ClaimLocks;
+  /**
+   * How many groups of deliveries may be recorded at once (see ingest-group.ts): a driver that
+   * already commits whatever is queued together takes each delivery as it comes.
+   */
+  readonly ingestGroups: number;
   /** ` FOR UPDATE SKIP LOCKED` where row locks exist; SQLite has one writer at a time instead. */
   readonly skipLocked: string;
   /**
@@ -77,6 +82,11 @@ export interface SqlDriver {
    * harmless: the outbox's own bookkeeping, which is redone or rediscovered after a restart.
    */
   transaction<T>(work: (query: Query) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Runs one statement as a transaction of its own (`durable` as above): one round trip on
+   * PostgreSQL, where a transaction around it takes three.
+   */
+  statement(sql: string, params: readonly unknown[], options: { durable: boolean }): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -95,69 +105,25 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
+  async function run(sql: string, params: readonly unknown[] = [], durable = true): Promise<Row[]> {
+    try {
+      return await driver.statement(sql, params, { durable });
+    } catch (error) {
+      throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+  // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
+  const ingests = createIngestQueue((group) => tx((query) => recordGroup(query, group), true, groupLockKeys(group)), driver.ingestGroups);
 
   return {
     kind: driver.kind,
 
-    ingest: (events, receivedAt) =>
-      tx(async (query): Promise<IngestResult> => {
-        let accepted = 0;
-        let duplicates = 0;
-        for (const { event, target } of events) {
-          const inserted = await query(
-            `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING id`,
-            [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt],
-          );
-          if (inserted.length === 0) {
-            duplicates++;
-            continue;
-          }
-          accepted++;
-          const recent = (
-            await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq DESC LIMIT $2`, [
-              event.correlationKey,
-              PLACEMENT_WINDOW,
-            ])
-          )
-            .map(toEpisode)
-            .reverse();
-          const place = placeEvent(
-            recent.map((episode) => episode.state),
-            event,
-          );
-          if (place !== 'new') {
-            const episode = recent[place] as EpisodeRow;
-            const state = mergeEvent(episode.state, event, target);
-            await query(
-              `UPDATE bridge_episodes SET state = $2, open_since = $3, version = version + 1, changed_at = $4,
-                 attempts = CASE WHEN status = 'dead' THEN 0 ELSE attempts END,
-                 next_attempt_at = CASE WHEN status = 'pending' THEN next_attempt_at ELSE $4 END,
-                 status = 'pending'
-               WHERE id = $1`,
-              [episode.id, JSON.stringify(state), openSince(state), receivedAt],
-            );
-          } else {
-            const state = newEpisode(event, target);
-            await query(
-              `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
-                 attempts, next_attempt_at, changed_at, created_at)
-               VALUES ($1, $2, $3, $4, $5, 1, 0, 'pending', 0, $6, $6, $6)`,
-              [event.correlationKey, (recent[recent.length - 1]?.seq ?? 0) + 1, event.source, JSON.stringify(state), openSince(state), receivedAt],
-            );
-          }
-        }
-        return { accepted, duplicates };
-        // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-      }, true, [...new Set(events.map((item) => item.event.correlationKey))].sort()),
+    ingest: (events, receivedAt) => ingests.ingest({ events, receivedAt }),
 
     async claim(owner, now) {
-      const due = await tx(
-        (query) =>
-          query(`SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`, [
-            now,
-            driver.claims.heldCount + CLAIM_CANDIDATES,
-          ]),
+      const due = await run(
+        `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
+        [now, driver.claims.heldCount + CLAIM_CANDIDATES],
         false,
       );
       for (const row of due) {
@@ -167,12 +133,9 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         try {
           // Read again under the claim: the episode may have been applied since it was listed.
           // The owner is recorded so that a holder that lost its claim cannot complete over the next one.
-          claimed = await tx(
-            (query) =>
-              query(
-                `UPDATE bridge_episodes SET lease_owner = $1 WHERE id = $2 AND status = 'pending' AND next_attempt_at <= $3 RETURNING ${EPISODE_COLUMNS}`,
-                [owner, id, now],
-              ),
+          claimed = await run(
+            `UPDATE bridge_episodes SET lease_owner = $1 WHERE id = $2 AND status = 'pending' AND next_attempt_at <= $3 RETURNING ${EPISODE_COLUMNS}`,
+            [owner, id, now],
             false,
           );
         } catch (error) {
@@ -185,38 +148,35 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       return undefined;
     },
 
-    noteCreateAttempt: (id, time) =>
-      tx(async (query) => {
-        await query(
-          `UPDATE bridge_episodes SET
-             probe_from = CASE WHEN probe_from IS NULL OR probe_from > $2 THEN $2 ELSE probe_from END,
-             probe_to = CASE WHEN probe_to IS NULL OR probe_to < $2 THEN $2 ELSE probe_to END
-           WHERE id = $1`,
-          [id, time],
-        );
-      }),
+    noteCreateAttempt: async (id, time) => {
+      await run(
+        `UPDATE bridge_episodes SET
+           probe_from = CASE WHEN probe_from IS NULL OR probe_from > $2 THEN $2 ELSE probe_from END,
+           probe_to = CASE WHEN probe_to IS NULL OR probe_to < $2 THEN $2 ELSE probe_to END
+         WHERE id = $1`,
+        [id, time],
+      );
+    },
 
+    // Losing this to a database crash only means applying the same state again: the
+    // annotation is then found through the create trail written durably before the create.
     complete: (id, owner, annotationId, appliedVersion, now) =>
-      settleClaim(id, (query) =>
-        query(
-          `UPDATE bridge_episodes SET annotation_id = $2, synced_version = $3,
-             status = CASE WHEN version = $3 THEN 'synced' ELSE 'pending' END,
-             attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL, lease_owner = NULL
-           WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
-          [id, annotationId, appliedVersion, now, owner],
-        ),
-        // Losing this to a database crash only means applying the same state again: the
-        // annotation is then found through the create trail written durably before the create.
+      settleClaim(
+        id,
+        `UPDATE bridge_episodes SET annotation_id = $2, synced_version = $3,
+           status = CASE WHEN version = $3 THEN 'synced' ELSE 'pending' END,
+           attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL, lease_owner = NULL
+         WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
+        [id, annotationId, appliedVersion, now, owner],
       ),
 
     fail: (id, owner, failure: FailureUpdate) =>
-      settleClaim(id, (query) =>
-        query(
-          `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
-             status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL
-           WHERE id = $1 AND lease_owner = $5`,
-          [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
-        ),
+      settleClaim(
+        id,
+        `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
+           status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL
+         WHERE id = $1 AND lease_owner = $5`,
+        [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
       ),
 
     closeOverdue: (now, maxOpenMs) =>
@@ -239,42 +199,33 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         return rows.length;
       }),
 
-    releaseLeases: (owner) =>
-      tx(async (query) => {
-        if (owner === undefined) await query('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner IS NOT NULL');
-        else await query('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner = $1', [owner]);
-      }),
+    releaseLeases: async (owner) => {
+      if (owner === undefined) await run('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner IS NOT NULL');
+      else await run('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner = $1', [owner]);
+    },
 
-    deadLetters: (limit) =>
-      tx(async (query) =>
-        (await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE status = 'dead' ORDER BY changed_at DESC, id DESC LIMIT $1`, [limit])).map(
-          toEpisode,
-        ),
-      ),
+    deadLetters: async (limit) =>
+      (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE status = 'dead' ORDER BY changed_at DESC, id DESC LIMIT $1`, [limit], false)).map(toEpisode),
 
-    retryDeadLetter: (id, now) =>
-      tx(async (query) => {
-        const rows = await query(
-          `UPDATE bridge_episodes SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE id = $1 AND status = 'dead' RETURNING id`,
-          [id, now],
-        );
-        return rows.length > 0;
-      }),
+    retryDeadLetter: async (id, now) => {
+      const rows = await run(
+        `UPDATE bridge_episodes SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE id = $1 AND status = 'dead' RETURNING id`,
+        [id, now],
+      );
+      return rows.length > 0;
+    },
 
-    episodes: (correlationKey) =>
-      tx(async (query) =>
-        (await query(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq`, [correlationKey])).map(toEpisode),
-      ),
+    episodes: async (correlationKey) =>
+      (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq`, [correlationKey], false)).map(toEpisode),
 
-    counts: () =>
-      tx(async (query): Promise<OutboxCounts> => {
-        const counts: OutboxCounts = { pending: 0, synced: 0, dead: 0 };
-        for (const row of await query('SELECT status, COUNT(*) AS n FROM bridge_episodes GROUP BY status')) {
-          const status = String(row.status) as EpisodeStatus;
-          if (status in counts) counts[status] = Number(row.n);
-        }
-        return counts;
-      }),
+    counts: async (): Promise<OutboxCounts> => {
+      const counts: OutboxCounts = { pending: 0, synced: 0, dead: 0 };
+      for (const row of await run('SELECT status, COUNT(*) AS n FROM bridge_episodes GROUP BY status', [], false)) {
+        const status = String(row.status) as EpisodeStatus;
+        if (status in counts) counts[status] = Number(row.n);
+      }
+      return counts;
+    },
 
     purge: (before) =>
       tx(async (query) => {
@@ -284,24 +235,22 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         return { events: events.length, episodes: episodes.length };
       }),
 
-    ping: () =>
-      tx(async (query) => {
-        await query('SELECT 1 AS ok');
-      }),
+    ping: async () => {
+      await run('SELECT 1 AS ok', [], false);
+    },
 
     close: () =>
       (closing ??= (async () => {
+        await ingests.idle();
         await driver.claims.close();
         await driver.close();
       })()),
   };
 
   /** Records how an apply ended and gives the claim back, whether or not the write succeeded. */
-  async function settleClaim(id: number, write: (query: Query) => Promise<unknown>): Promise<void> {
+  async function settleClaim(id: number, sql: string, params: readonly unknown[]): Promise<void> {
     try {
-      await tx(async (query) => {
-        await write(query);
-      }, false);
+      await run(sql, params, false);
     } finally {
       await driver.claims.release(id);
     }

@@ -85,6 +85,8 @@ export function openSqliteStore(dataDir: string): BridgeStore {
 
   const driver: SqlDriver = {
     kind: 'sqlite',
+    // The queue above is the group commit: each delivery goes into it as it comes.
+    ingestGroups: Number.POSITIVE_INFINITY,
     skipLocked: '',
     claims: createProcessClaims(),
     transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
@@ -92,6 +94,10 @@ export function openSqliteStore(dataDir: string): BridgeStore {
         queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
         draining ??= Promise.resolve().then(drain);
       });
+    },
+    // One connection: a lone statement takes its turn like any transaction.
+    statement(sql, params) {
+      return driver.transaction((q) => q(sql, params));
     },
     close: async () => {
       while (draining) await draining;

@@ -1,0 +1,217 @@
+/**
+ * Recording deliveries, several at a time. Deliveries that arrive while one group is being
+ * committed wait and are then recorded together, in one transaction of four statements whatever
+ * their number (group commit): the dedupe rows in one insert, the recent episodes of every
+ * correlation key in one select, every episode written in one upsert. Each delivery is still
+ * acknowledged only once the transaction holding it has committed, and its events are folded in
+ * arrival order exactly as one transaction per delivery would fold them.
+ */
+import { mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
+import type { Query, Row } from './sql-store.js';
+import type { IngestResult, PreparedEvent } from './types.js';
+
+/**
+ * A group takes deliveries until it holds this many events (a delivery is never split): it bounds
+ * the statements' parameters well inside both databases' limits, and a group's latency.
+ */
+export const INGEST_GROUP_EVENTS = 256;
+
+export interface Delivery {
+  events: readonly PreparedEvent[];
+  receivedAt: number;
+}
+
+/** Runs `record` over queued deliveries, one group at a time. */
+export interface IngestQueue {
+  ingest(delivery: Delivery): Promise<IngestResult>;
+  /** Resolves once every queued delivery has been recorded or refused. */
+  idle(): Promise<void>;
+}
+
+/**
+ * `record` runs one group in one transaction; at most `concurrency` groups are in flight, and
+ * what arrives meanwhile waits to form the next group. When a group fails, each of its deliveries
+ * is tried again alone, so that one delivery the store refuses never refuses the others with it.
+ */
+export function createIngestQueue(record: (group: readonly Delivery[]) => Promise<IngestResult[]>, concurrency: number): IngestQueue {
+  interface Waiting {
+    delivery: Delivery;
+    resolve: (result: IngestResult) => void;
+    reject: (error: unknown) => void;
+  }
+  const waiting: Waiting[] = [];
+  const running = new Set<Promise<void>>();
+
+  async function settle(group: readonly Waiting[]): Promise<void> {
+    try {
+      const results = await record(group.map((item) => item.delivery));
+      group.forEach((item, index) => item.resolve(results[index] as IngestResult));
+    } catch (error) {
+      if (group.length === 1) (group[0] as Waiting).reject(error);
+      else for (const item of group) await settle([item]);
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (waiting.length > 0) {
+      let take = 0;
+      for (let events = 0; take < waiting.length && (take === 0 || events + (waiting[take] as Waiting).delivery.events.length <= INGEST_GROUP_EVENTS); take++) {
+        events += (waiting[take] as Waiting).delivery.events.length;
+      }
+      await settle(waiting.splice(0, take));
+    }
+  }
+
+  return {
+    ingest: (delivery) =>
+      new Promise<IngestResult>((resolve, reject) => {
+        waiting.push({ delivery, resolve, reject });
+        if (running.size >= concurrency) return;
+        const runner: Promise<void> = drain().finally(() => running.delete(runner));
+        running.add(runner);
+      }),
+    idle: async () => {
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}
+
+/** The correlation keys a group must lock, in the one order every transaction takes them in. */
+export function lockKeys(group: readonly Delivery[]): string[] {
+  return [...new Set(group.flatMap((delivery) => delivery.events.map((item) => item.event.correlationKey)))].sort();
+}
+
+/** An episode as the group leaves it: read from the store (`stored`) or begun by this group. */
+interface Working {
+  correlationKey: string;
+  seq: number;
+  source: string;
+  state: EpisodeState;
+  /** Events folded in by this group: a new episode's version, or what a stored one's grows by. */
+  folded: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+const EVENT_COLUMNS = 5;
+const EPISODE_COLUMNS = 9;
+
+/**
+ * Records a group of deliveries with the transaction's `query` (the caller holds the group's
+ * correlation-key locks) and returns each delivery's result.
+ */
+export async function recordGroup(query: Query, group: readonly Delivery[]): Promise<IngestResult[]> {
+  const events = group.flatMap((delivery) => delivery.events.map((item) => ({ ...item, receivedAt: delivery.receivedAt })));
+  const inserted = await query(
+    `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
+     VALUES ${placeholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`,
+    events.flatMap(({ event, receivedAt }) => [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt]),
+  );
+  // A key repeated within the group is inserted once, for its first occurrence: the later ones are duplicates.
+  const fresh = new Set(inserted.map((row) => `${String(row.source)}\n${String(row.dedupe_key)}`));
+  const accepted = events.map(({ event }) => fresh.delete(`${event.source}\n${event.dedupeKey}`));
+
+  const keys = [...new Set(events.filter((_, index) => accepted[index]).map(({ event }) => event.correlationKey))];
+  const episodes = keys.length === 0 ? new Map<string, Working[]>() : await recentEpisodes(query, keys);
+
+  for (const [index, { event, target, receivedAt }] of events.entries()) {
+    if (!accepted[index]) continue;
+    const list = episodes.get(event.correlationKey) ?? [];
+    episodes.set(event.correlationKey, list);
+    const recent = list.slice(-PLACEMENT_WINDOW);
+    const place = placeEvent(
+      recent.map((episode) => episode.state),
+      event,
+    );
+    if (place === 'new') {
+      list.push({
+        correlationKey: event.correlationKey,
+        seq: (list[list.length - 1]?.seq ?? 0) + 1,
+        source: event.source,
+        state: newEpisode(event, target),
+        folded: 1,
+        firstAt: receivedAt,
+        lastAt: receivedAt,
+      });
+    } else {
+      const episode = recent[place] as Working;
+      episode.state = mergeEvent(episode.state, event, target);
+      if (episode.folded === 0) episode.firstAt = receivedAt;
+      episode.folded++;
+      episode.lastAt = receivedAt;
+    }
+  }
+
+  const touched = [...episodes.values()].flat().filter((episode) => episode.folded > 0);
+  if (touched.length > 0) {
+    // For a stored episode the row given is not inserted: its `version` is how many events the
+    // group folded in, its `next_attempt_at` when the first of them came (the moment a synced or
+    // dead episode became due again), and the rest of its values are those of the new state.
+    await query(
+      `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
+         attempts, next_attempt_at, changed_at, created_at)
+       VALUES ${placeholders(touched.length, EPISODE_COLUMNS, (row) => `${row.slice(0, 6).join(', ')}, 0, 'pending', 0, ${row.slice(6).join(', ')}`)}
+       ON CONFLICT (correlation_key, seq) DO UPDATE SET
+         state = excluded.state, open_since = excluded.open_since, version = bridge_episodes.version + excluded.version,
+         changed_at = excluded.changed_at,
+         attempts = CASE WHEN bridge_episodes.status = 'dead' THEN 0 ELSE bridge_episodes.attempts END,
+         next_attempt_at = CASE WHEN bridge_episodes.status = 'pending' THEN bridge_episodes.next_attempt_at ELSE excluded.next_attempt_at END,
+         status = 'pending'`,
+      touched.flatMap((episode) => [
+        episode.correlationKey,
+        episode.seq,
+        episode.source,
+        JSON.stringify(episode.state),
+        openSince(episode.state),
+        episode.folded,
+        episode.firstAt,
+        episode.lastAt,
+        episode.firstAt,
+      ]),
+    );
+  }
+
+  let position = 0;
+  return group.map((delivery) => {
+    const mine = accepted.slice(position, position + delivery.events.length);
+    position += delivery.events.length;
+    const count = mine.filter(Boolean).length;
+    return { accepted: count, duplicates: mine.length - count };
+  });
+}
+
+/** The newest PLACEMENT_WINDOW episodes of each key, oldest first: all that placing an event looks at. */
+async function recentEpisodes(query: Query, keys: readonly string[]): Promise<Map<string, Working[]>> {
+  const rows = await query(
+    `SELECT correlation_key, seq, source, state FROM (
+       SELECT correlation_key, seq, source, state, ROW_NUMBER() OVER (PARTITION BY correlation_key ORDER BY seq DESC) AS recency
+       FROM bridge_episodes WHERE correlation_key IN (${keys.map((_, index) => `$${index + 2}`).join(', ')})
+     ) AS recent WHERE recency <= $1 ORDER BY correlation_key, seq`,
+    [PLACEMENT_WINDOW, ...keys],
+  );
+  const episodes = new Map<string, Working[]>();
+  for (const row of rows) {
+    const episode = toWorking(row);
+    const list = episodes.get(episode.correlationKey) ?? [];
+    list.push(episode);
+    episodes.set(episode.correlationKey, list);
+  }
+  return episodes;
+}
+
+function toWorking(row: Row): Working {
+  return {
+    correlationKey: String(row.correlation_key),
+    seq: Number(row.seq),
+    source: String(row.source),
+    state: JSON.parse(String(row.state)) as EpisodeState,
+    folded: 0,
+    firstAt: 0,
+    lastAt: 0,
+  };
+}
+
+/** `($1, $2), ($3, $4)…` for `rows` rows of `columns` parameters; `shape` lays out one row's placeholders. */
+function placeholders(rows: number, columns: number, shape: (row: string[]) => string = (row) => row.join(', ')): string {
+  return Array.from({ length: rows }, (_, row) => `(${shape(Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`))})`).join(', ');
+}
