@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { AGGREGATE_NAMES } from '../../../src/engine/aggregations/index.js';
+import { JOIN_KINDS } from '../../../src/engine/apl/ast.js';
 import { FUNCTION_NAMES } from '../../../src/engine/functions/index.js';
 
 /** Arbitraries of APL text for property tests: token soups, and queries built from the grammar. */
@@ -71,6 +72,16 @@ export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
     name.map((n) => `distinct ${n}`),
     name.map((n) => `project-away ${n}`),
     fc.string({ maxLength: 6 }).map((term) => `search ${JSON.stringify(term)}`),
+    fc.constant('getschema'),
+    fc.tuple(fc.constantFrom('', 'withsource=src '), fc.constantFrom('logs', '(logs | take 3)', "(datatable(a:long) [1, 2])", 'l*')).map(([option, table]) => `union ${option}${table}`),
+    fc.tuple(fc.constantFrom(...JOIN_KINDS), fc.oneof(name, expr)).map(([kind, key]) => `join kind=${kind} (logs | take 5) on ${key}`),
+    fc.tuple(fc.constantFrom('leftouter', 'inner'), name).map(([kind, key]) => `lookup kind=${kind} (logs | take 5) on ${key}`),
+    fc.tuple(aggregate, fc.constantFrom('', ' from ago(1h) to now()', ' from now() to ago(1h)'), fc.constantFrom('1m', '1h', '0s', '1'), fc.array(name, { maxLength: 1 })).map(
+      ([agg, range, step, keys]) => `make-series ${agg} on _time${range} step ${step}${keys.length > 0 ? ` by ${keys.join(', ')}` : ''}`,
+    ),
+    fc.tuple(fc.constantFrom('', 'kind=bag ', 'with_itemindex=i '), fc.oneof(name, expr), fc.constantFrom('', ' to typeof(long)', ' to typeof(string)'), fc.constantFrom('', ' limit 2')).map(
+      ([option, value, type, limit]) => `mv-expand ${option}v = ${value}${type}${limit}`,
+    ),
     fc.tuple(fc.string({ maxLength: 6 }), name, fc.string({ maxLength: 6 })).map(([a, n, b]) => `search ${JSON.stringify(a)} or not ${n}:${JSON.stringify(b)}`),
     fc.tuple(fc.constantFrom('has', 'contains', 'matches regex'), fc.string({ maxLength: 6 })).map(([op, term]) => `where * ${op} ${JSON.stringify(term)}`),
     fc.tuple(name, fc.constantFrom('asc', 'desc', 'granny-asc', '')).map(([n, order]) => `project-reorder ${n}, * ${order}`),
