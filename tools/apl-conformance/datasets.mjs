@@ -37,6 +37,8 @@ export function sampleDatasets(nowMs) {
       size: Math.floor(next() * 20),
       distinct_size: Math.floor(next() * 10),
       commits: many(1 + Math.floor(next() * 3), () => ({ sha: hex(40), message: pick(['fix: typo', 'feat: add', 'chore: bump']), author: pick(actors) })),
+      // From the index, not the generator: the other datasets keep their values.
+      head: ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0'),
     })),
     'github-issues-event': many(300, (i) => ({
       _time: time(),

@@ -23,6 +23,7 @@ import { startLocalService, stop } from '../../bench/lib/processes.mjs';
 import { sampleDatasets } from './datasets.mjs';
 
 const APL_PAGES = 'content/docs/(query-reference)/apl';
+const TERRITORIES = ['United States', 'India', 'Japan', 'Germany', 'Brazil'];
 const TOKEN = 'xaat-apl-conformance-0000000000';
 
 const { values } = parseArgs({ options: { docs: { type: 'string' }, json: { type: 'string' } } });
@@ -107,7 +108,12 @@ async function loadDatasets(url) {
   const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' };
   const now = Date.now();
   const sets = sampleDatasets(now);
-  sets['sample-http-logs'] = [...httpLogs({ count: 3000, startMs: now - 7 * 86_400_000, spanMs: 7 * 86_400_000 })].map((event, i) => ({ ...event, id: `u_${(i * 7919) % 500}` }));
+  sets['sample-http-logs'] = [...httpLogs({ count: 3000, startMs: now - 7 * 86_400_000, spanMs: 7 * 86_400_000 })].map((event, i) => ({
+    ...event,
+    id: `u_${(i * 7919) % 500}`,
+    // An array field, as the mv-expand page reads (from the index, so the rest stays as generated).
+    territories: TERRITORIES.slice(i % TERRITORIES.length, (i % TERRITORIES.length) + (i % 3)),
+  }));
   for (const [dataset, events] of Object.entries(sets)) {
     if (dataset === 'otel-demo-traces') continue;
     await post(`${url}/v1/datasets/${dataset}/ingest`, headers, events.map((event) => JSON.stringify(event)).join('\n'));

@@ -17,10 +17,11 @@ interface Node<K extends string> {
   readonly loc: Loc;
 }
 
+/** The statements before the query's tabular expression, then that expression. */
 export interface Query extends Node<'Query'> {
   readonly sets: readonly SetStatement[];
   readonly lets: readonly LetStatement[];
-  readonly source: Source;
+  readonly source: TabularSource;
   readonly operators: readonly Operator[];
 }
 
@@ -30,13 +31,73 @@ export interface SetStatement extends Node<'Set'> {
   readonly value: Expression | undefined;
 }
 
+/**
+ * `let name = …;`: a scalar expression, a tabular expression, or a user function. A bare name
+ * (`let T = logs;`) is parsed as a scalar expression; the checker tells a dataset from a `let`.
+ */
 export interface LetStatement extends Node<'Let'> {
   readonly name: Identifier;
-  readonly value: Expression;
+  readonly value: Expression | TabularExpression | FunctionDefinition;
 }
 
+/** `(a:long, b:string = "x") { body }`: a user function whose body is one scalar expression, after its own lets. */
+export interface FunctionDefinition extends Node<'Function'> {
+  readonly params: readonly FunctionParam[];
+  readonly lets: readonly LetStatement[];
+  readonly body: Expression;
+}
+
+export interface FunctionParam extends Node<'Param'> {
+  readonly name: Identifier;
+  /** An APL type name as written (`long`, `string`…), or `dynamic` when none is given. */
+  readonly type: Identifier;
+  readonly defaultValue: Expression | undefined;
+}
+
+/** A source and the operators piped after it: `logs | where …`, `(T | take 5)`. */
+export interface TabularExpression extends Node<'Tabular'> {
+  readonly source: TabularSource;
+  readonly operators: readonly Operator[];
+}
+
+export type TabularSource = Source | PrintSource | DatatableSource | UnionSource | ExternalDataSource;
+
+/** A dataset or a tabular `let`, by name. */
 export interface Source extends Node<'Source'> {
   readonly name: string;
+}
+
+/** `print a = 1, strlen("x")`: one row of expressions. */
+export interface PrintSource extends Node<'Print'> {
+  readonly assignments: readonly Assignment[];
+}
+
+export interface ColumnDeclaration extends Node<'ColumnDeclaration'> {
+  readonly name: Identifier;
+  readonly type: Identifier;
+}
+
+/** `datatable(a:long, b:string) [1, "x", 2, "y"]`: values row by row. */
+export interface DatatableSource extends Node<'Datatable'> {
+  readonly columns: readonly ColumnDeclaration[];
+  readonly values: readonly Expression[];
+}
+
+/** `union T1, T2` at the start of a query. */
+export interface UnionSource extends Node<'UnionSource'> {
+  readonly union: UnionOperator;
+}
+
+/** `externaldata (a:string) ["https://…"]`: hosted only, the checker says so. */
+export interface ExternalDataSource extends Node<'ExternalData'> {
+  readonly columns: readonly ColumnDeclaration[];
+}
+
+/** A table an operator takes: a name (a dataset or a tabular let), a dataset name pattern (`github*`), or `(…)`. */
+export type TableReference = Source | DatasetPattern | TabularExpression;
+
+export interface DatasetPattern extends Node<'DatasetPattern'> {
+  readonly pattern: string;
 }
 
 export interface Identifier extends Node<'Identifier'> {
@@ -60,6 +121,12 @@ export type Operator =
   | CountOperator
   | DistinctOperator
   | SearchOperator
+  | GetschemaOperator
+  | UnionOperator
+  | JoinOperator
+  | LookupOperator
+  | MakeSeriesOperator
+  | MvExpandOperator
   | ParseOperator
   | ParseKvOperator
   | ExtendValidOperator
@@ -157,6 +224,61 @@ export interface DistinctOperator extends Node<'Distinct'> {
 export interface SearchOperator extends Node<'Search'> {
   readonly predicate: SearchPredicate;
   readonly caseSensitive: boolean;
+}
+
+export type GetschemaOperator = Node<'Getschema'>;
+
+export interface UnionOperator extends Node<'Union'> {
+  /** `withsource=Name`: a column naming each row's dataset (or table). */
+  readonly withSource: Identifier | undefined;
+  readonly tables: readonly TableReference[];
+}
+
+/** One `on` condition: `key` (the same name both sides), or `$left.a == $right.b`. */
+export interface JoinCondition extends Node<'JoinCondition'> {
+  readonly left: Expression;
+  readonly right: Expression;
+}
+
+export const JOIN_KINDS = ['inner', 'innerunique', 'leftouter', 'rightouter', 'fullouter', 'leftanti', 'rightanti', 'leftsemi', 'rightsemi'] as const;
+export type JoinKind = (typeof JOIN_KINDS)[number];
+
+export interface JoinOperator extends Node<'Join'> {
+  readonly joinKind: JoinKind;
+  readonly right: TableReference;
+  readonly on: readonly JoinCondition[];
+}
+
+export interface LookupOperator extends Node<'Lookup'> {
+  readonly joinKind: 'leftouter' | 'inner';
+  readonly right: TableReference;
+  readonly on: readonly JoinCondition[];
+}
+
+export interface MakeSeriesOperator extends Node<'MakeSeries'> {
+  readonly aggregates: readonly Assignment[];
+  readonly defaultValue: Expression | undefined;
+  readonly on: Expression;
+  readonly from: Expression | undefined;
+  readonly to: Expression | undefined;
+  readonly step: Expression;
+  readonly by: readonly Assignment[];
+}
+
+export interface MvExpandItem extends Node<'MvExpandItem'> {
+  /** `name = expression`, or a column. */
+  readonly name: Identifier | undefined;
+  readonly value: Expression;
+  /** `to typeof(long)`. */
+  readonly toType: Identifier | undefined;
+}
+
+export interface MvExpandOperator extends Node<'MvExpand'> {
+  /** `kind=bag` or `bagexpansion=bag` expands a property into a one-property bag; `array` into `[key, value]`. */
+  readonly bagKind: 'bag' | 'array' | undefined;
+  readonly itemIndex: Identifier | undefined;
+  readonly items: readonly MvExpandItem[];
+  readonly limit: Expression | undefined;
 }
 
 /**

@@ -12,11 +12,13 @@ export const DEFAULT_MAX_TOKENS = 10_000;
 const IDENTIFIER = /[\p{L}_$][\p{L}\p{N}_$]*/uy;
 const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const UNIT = /[a-zA-Z]+/y;
-/** Operators spelled with a hyphen, by their first word: `project-away`, `parse-kv`, `extend-valid`. */
+/** Operators spelled with a hyphen, by their first word: `project-away`, `parse-kv`, `extend-valid`, `make-series`, `mv-expand`. */
 const HYPHENATED: Readonly<Record<string, RegExp>> = {
   project: /-(away|keep|rename|reorder)(?![\p{L}\p{N}_$])/uy,
   parse: /-(kv|where)(?![\p{L}\p{N}_$])/uy,
   extend: /-(valid)(?![\p{L}\p{N}_$])/uy,
+  make: /-(series)(?![\p{L}\p{N}_$])/uy,
+  mv: /-(expand)(?![\p{L}\p{N}_$])/uy,
 };
 /** Longest first, so that `<=` is not read as `<` `=`. */
 const PUNCTUATORS: readonly TokenKind[] = [

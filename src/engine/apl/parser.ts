@@ -1,7 +1,7 @@
-import type * as Ast from './ast.js';
+import * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, formatDatetime, formatGoDuration, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -30,6 +30,12 @@ export const TABULAR_OPERATORS = [
   'count',
   'distinct',
   'search',
+  'getschema',
+  'union',
+  'join',
+  'lookup',
+  'make-series',
+  'mv-expand',
   'parse',
   'parse-where',
   'parse-kv',
@@ -96,15 +102,35 @@ class Parser {
       this.expect(TokenKind.SEMICOLON);
     }
     if (this.peek().kind === TokenKind.EOF) throw this.unexpected(this.peek(), 'a dataset name, such as [\'my-dataset\']');
+    const { source, operators } = this.parseTabular();
+    if (this.peek().kind === TokenKind.SEMICOLON) this.advance();
+    if (this.peek().kind !== TokenKind.EOF) throw this.unexpected(this.peek(), "'|' or the end of the query");
+    return { kind: 'Query', sets, lets, source, operators, loc: this.locFrom(first) };
+  }
+
+  /** A source and the operators piped after it. */
+  private parseTabular(): Ast.TabularExpression {
+    const start = this.peek();
+    if (start.kind === TokenKind.PAREN_L) {
+      this.advance();
+      this.enter();
+      const inner = this.parseTabular();
+      this.depth--;
+      this.expect(TokenKind.PAREN_R);
+      const operators = [...inner.operators, ...this.parseOperators()];
+      return { kind: 'Tabular', source: inner.source, operators, loc: this.locFrom(start) };
+    }
     const source = this.parseSource();
+    return { kind: 'Tabular', source, operators: this.parseOperators(), loc: this.locFrom(start) };
+  }
+
+  private parseOperators(): Ast.Operator[] {
     const operators: Ast.Operator[] = [];
     while (this.peek().kind === TokenKind.PIPE) {
       this.advance();
       operators.push(this.parseOperator());
     }
-    if (this.peek().kind === TokenKind.SEMICOLON) this.advance();
-    if (this.peek().kind !== TokenKind.EOF) throw this.unexpected(this.peek(), "'|' or the end of the query");
-    return { kind: 'Query', sets, lets, source, operators, loc: this.locFrom(first) };
+    return operators;
   }
 
   parseWholeExpression(): Ast.Expression {
@@ -117,7 +143,17 @@ class Parser {
     const start = this.advance();
     const name = this.parseIdentifier('a name for the let statement');
     this.expect(TokenKind.ASSIGN);
-    const value = this.parseExpression();
+    let value: Ast.LetStatement['value'];
+    if (this.atFunctionDefinition()) value = this.parseFunctionDefinition();
+    else if (this.atTabular()) value = this.parseTabular();
+    else {
+      const expression = this.parseExpression();
+      // `let T = logs | where …`: a name piped on is a table.
+      value =
+        expression.kind === 'Name' && this.peek().kind === TokenKind.PIPE
+          ? { kind: 'Tabular', source: { kind: 'Source', name: expression.name, loc: expression.loc }, operators: this.parseOperators(), loc: this.locFrom(start) }
+          : expression;
+    }
     return { kind: 'Let', name, value, loc: this.locFrom(start) };
   }
 
@@ -128,17 +164,177 @@ class Parser {
     return { kind: 'Set', name, value, loc: this.locFrom(start) };
   }
 
-  private parseSource(): Ast.Source {
+  /** `(` then `)` and `{`, or `(name:` or `(name,`: a function's parameters rather than a parenthesised expression. */
+  private atFunctionDefinition(): boolean {
+    if (this.peek().kind !== TokenKind.PAREN_L) return false;
+    if (this.peekAt(1, TokenKind.PAREN_R)) return this.peekAt(2, TokenKind.BRACE_L);
+    return this.peekAt(1, TokenKind.NAME) && (this.peekAt(2, TokenKind.COLON) || this.peekAt(2, TokenKind.COMMA) || (this.peekAt(2, TokenKind.PAREN_R) && this.peekAt(3, TokenKind.BRACE_L)));
+  }
+
+  private parseFunctionDefinition(): Ast.FunctionDefinition {
+    const start = this.expect(TokenKind.PAREN_L);
+    const params: Ast.FunctionParam[] = [];
+    if (this.peek().kind !== TokenKind.PAREN_R) {
+      do {
+        const paramStart = this.peek();
+        const name = this.parseIdentifier('a parameter name');
+        let type: Ast.Identifier = { kind: 'Identifier', name: 'dynamic', loc: name.loc };
+        if (this.accept(TokenKind.COLON)) type = this.parseIdentifier('a type, such as long or string');
+        const defaultValue = this.accept(TokenKind.ASSIGN) ? this.parseExpression() : undefined;
+        params.push({ kind: 'Param', name, type, defaultValue, loc: this.locFrom(paramStart) });
+      } while (this.accept(TokenKind.COMMA));
+    }
+    this.expect(TokenKind.PAREN_R);
+    this.expect(TokenKind.BRACE_L);
+    const lets: Ast.LetStatement[] = [];
+    while (this.peekName('let')) {
+      lets.push(this.parseLet());
+      this.expect(TokenKind.SEMICOLON);
+    }
+    const body = this.parseExpression();
+    this.accept(TokenKind.SEMICOLON);
+    this.expect(TokenKind.BRACE_R);
+    return { kind: 'Function', params, lets, body, loc: this.locFrom(start) };
+  }
+
+  /** Whether a tabular expression starts here (in a `let`): a bracketed dataset, a source keyword, or `(` around one. */
+  private atTabular(offset = 0): boolean {
+    const token = this.tokens[this.index + offset];
+    if (!token) return false;
+    if (token.kind === TokenKind.BRACKET_L) return true;
+    if (token.kind === TokenKind.PAREN_L) return this.atTabular(offset + 1) || (this.peekAt(offset + 1, TokenKind.NAME) && this.peekAt(offset + 2, TokenKind.PIPE));
+    if (token.kind !== TokenKind.NAME) return false;
+    const next = this.tokens[this.index + offset + 1];
+    if ((token.value === 'datatable' || token.value === 'externaldata') && next?.kind === TokenKind.PAREN_L) return true;
+    return (token.value === 'print' || token.value === 'union') && next?.kind !== TokenKind.PIPE && next?.kind !== TokenKind.PAREN_L;
+  }
+
+  private parseSource(): Ast.TabularSource {
     const start = this.peek();
     if (start.kind === TokenKind.BRACKET_L) {
       const name = this.parseBracketedName();
       return { kind: 'Source', name, loc: this.locFrom(start) };
     }
     if (start.kind === TokenKind.NAME && !start.value.startsWith('!')) {
+      const next = this.tokens[this.index + 1];
+      // A dataset may be named like a source keyword: `print | take 1` reads the dataset `print`.
+      const ends = next === undefined || next.kind === TokenKind.PIPE || next.kind === TokenKind.EOF || next.kind === TokenKind.SEMICOLON || next.kind === TokenKind.PAREN_R;
+      if (start.value === 'print' && !ends) return this.parsePrint();
+      if (start.value === 'datatable' && next?.kind === TokenKind.PAREN_L) return this.parseDatatable();
+      if (start.value === 'externaldata' && next?.kind === TokenKind.PAREN_L) return this.parseExternalData();
+      if (start.value === 'union' && !ends) {
+        this.advance();
+        return { kind: 'UnionSource', union: this.parseUnion(start), loc: this.locFrom(start) };
+      }
       this.advance();
       return { kind: 'Source', name: start.value, loc: this.locFrom(start) };
     }
     throw this.unexpected(start, "a dataset name, such as ['my-dataset']");
+  }
+
+  private parsePrint(): Ast.PrintSource {
+    const start = this.advance();
+    return { kind: 'Print', assignments: this.parseList(() => this.parseAssignment()), loc: this.locFrom(start) };
+  }
+
+  /** `(name:type, …)`. */
+  private parseColumnDeclarations(): Ast.ColumnDeclaration[] {
+    this.expect(TokenKind.PAREN_L);
+    const columns = this.parseList((): Ast.ColumnDeclaration => {
+      const start = this.peek();
+      const name = this.parseColumnName();
+      this.expect(TokenKind.COLON);
+      const type = this.parseIdentifier('a type, such as long or string');
+      return { kind: 'ColumnDeclaration', name, type, loc: this.locFrom(start) };
+    });
+    this.expect(TokenKind.PAREN_R);
+    return columns;
+  }
+
+  private parseDatatable(): Ast.DatatableSource {
+    const start = this.advance();
+    const columns = this.parseColumnDeclarations();
+    this.expect(TokenKind.BRACKET_L);
+    const values: Ast.Expression[] = [];
+    // A trailing comma is allowed, as the reference's examples write it.
+    while (this.peek().kind !== TokenKind.BRACKET_R) {
+      values.push(this.parseExpression());
+      if (!this.accept(TokenKind.COMMA)) break;
+    }
+    this.expect(TokenKind.BRACKET_R);
+    return { kind: 'Datatable', columns, values, loc: this.locFrom(start) };
+  }
+
+  private parseExternalData(): Ast.ExternalDataSource {
+    const start = this.advance();
+    const columns = this.parseColumnDeclarations();
+    this.expect(TokenKind.BRACKET_L);
+    this.parseList(() => this.expect(TokenKind.STRING));
+    this.expect(TokenKind.BRACKET_R);
+    if (this.peekName('with')) {
+      this.advance();
+      this.expect(TokenKind.PAREN_L);
+      this.parseList(() => {
+        this.parseIdentifier('an option name, such as format');
+        this.expect(TokenKind.ASSIGN);
+        return this.parseExpression();
+      });
+      this.expect(TokenKind.PAREN_R);
+    }
+    return { kind: 'ExternalData', columns, loc: this.locFrom(start) };
+  }
+
+  /** `kind=value` and the like, before an operator's arguments: the option's value as written. */
+  private parseOption(names: readonly string[]): { name: Ast.Identifier; value: Ast.Identifier } | undefined {
+    const token = this.peek();
+    if (token.kind !== TokenKind.NAME || !names.includes(token.value) || !this.peekAt(1, TokenKind.ASSIGN)) return undefined;
+    const name = this.parseIdentifier('an option');
+    this.advance();
+    return { name, value: this.parseIdentifier(`a value for ${name.name}`) };
+  }
+
+  private parseUnion(start: Token): Ast.UnionOperator {
+    let withSource: Ast.Identifier | undefined;
+    for (let option = this.parseOption(['withsource', 'kind', 'isfuzzy']); option; option = this.parseOption(['withsource', 'kind', 'isfuzzy'])) {
+      if (option.name.name === 'withsource') withSource = option.value;
+      else if (option.name.name === 'kind' && option.value.name !== 'outer') {
+        throw new AplError('syntax', `union kind=${option.value.name} is not supported; expected kind=outer (every column of every table)`, option.value.loc);
+      } else if (option.name.name === 'isfuzzy' && option.value.name !== 'false') {
+        throw new AplError('syntax', `union isfuzzy=${option.value.name} is not supported; every table must exist`, option.value.loc);
+      }
+    }
+    const tables = this.parseList(() => this.parseTableReference());
+    return { kind: 'Union', withSource, tables, loc: this.locFrom(start) };
+  }
+
+  /** A table an operator takes: `(T | …)`, `['name']`, `name`, or a dataset pattern `github*`. */
+  private parseTableReference(): Ast.TableReference {
+    const start = this.peek();
+    if (start.kind === TokenKind.PAREN_L) {
+      // The operators after `)` are the outer query's.
+      this.advance();
+      this.enter();
+      const inner = this.parseTabular();
+      this.depth--;
+      this.expect(TokenKind.PAREN_R);
+      return { ...inner, loc: this.locFrom(start) };
+    }
+    if (start.kind === TokenKind.BRACKET_L) {
+      const name = this.parseBracketedName();
+      return name.includes('*') ? { kind: 'DatasetPattern', pattern: name, loc: this.locFrom(start) } : { kind: 'Source', name, loc: this.locFrom(start) };
+    }
+    let text = '';
+    do {
+      const token = this.peek();
+      if (token.kind === TokenKind.STAR) text += '*';
+      else if (token.kind === TokenKind.NAME && !token.value.startsWith('!')) text += token.value;
+      else if (token.kind === TokenKind.MINUS && text !== '') text += '-';
+      else if (token.kind === TokenKind.INT && text !== '') text += token.value;
+      else break;
+      this.advance();
+    } while (this.adjacent());
+    if (text === '') throw this.unexpected(start, "a dataset or a tabular let, such as ['my-dataset']");
+    return text.includes('*') ? { kind: 'DatasetPattern', pattern: text, loc: this.locFrom(start) } : { kind: 'Source', name: text, loc: this.locFrom(start) };
   }
 
   private parseOperator(): Ast.Operator {
@@ -180,6 +376,18 @@ class Parser {
         return this.parseDistinct(token);
       case 'search':
         return this.parseSearch(token);
+      case 'getschema':
+        return { kind: 'Getschema', loc: this.locFrom(token) };
+      case 'union':
+        return this.parseUnion(token);
+      case 'join':
+        return this.parseJoin(token);
+      case 'lookup':
+        return this.parseLookup(token);
+      case 'make-series':
+        return this.parseMakeSeries(token);
+      case 'mv-expand':
+        return this.parseMvExpand(token);
       case 'parse':
       case 'parse-where':
         return this.parseParse(token, token.value === 'parse-where');
@@ -197,6 +405,124 @@ class Parser {
         throw new AplError('syntax', `unknown tabular operator '${token.value}'${hint}`, token);
       }
     }
+  }
+
+  private parseJoin(start: Token): Ast.JoinOperator {
+    let joinKind: Ast.JoinKind = 'inner';
+    for (let option = this.parseOption(['kind']); option; option = this.parseOption(['kind'])) {
+      const kind = Ast.JOIN_KINDS.find((candidate) => candidate === option?.value.name);
+      if (!kind) throw new AplError('syntax', `unknown join kind '${option.value.name}'; expected one of ${Ast.JOIN_KINDS.join(', ')}`, option.value.loc);
+      joinKind = kind;
+    }
+    const right = this.parseTableReference();
+    return { kind: 'Join', joinKind, right, on: this.parseJoinConditions(), loc: this.locFrom(start) };
+  }
+
+  private parseLookup(start: Token): Ast.LookupOperator {
+    let joinKind: Ast.LookupOperator['joinKind'] = 'leftouter';
+    for (let option = this.parseOption(['kind']); option; option = this.parseOption(['kind'])) {
+      if (option.value.name !== 'leftouter' && option.value.name !== 'inner') {
+        throw new AplError('syntax', `unknown lookup kind '${option.value.name}'; expected leftouter or inner`, option.value.loc);
+      }
+      joinKind = option.value.name;
+    }
+    const right = this.parseTableReference();
+    return { kind: 'Lookup', joinKind, right, on: this.parseJoinConditions(), loc: this.locFrom(start) };
+  }
+
+  /** `on key, $left.a == $right.b, …`. */
+  private parseJoinConditions(): Ast.JoinCondition[] {
+    this.expectName('on');
+    return this.parseList((): Ast.JoinCondition => {
+      const start = this.peek();
+      const expression = this.parseExpression();
+      if (expression.kind === 'Binary' && expression.operator === '==') {
+        return { kind: 'JoinCondition', left: expression.left, right: expression.right, loc: this.locFrom(start) };
+      }
+      if (expression.kind === 'Name') return { kind: 'JoinCondition', left: expression, right: expression, loc: this.locFrom(start) };
+      throw new AplError('syntax', 'a join condition is a column name or an equality such as $left.id == $right.trace_id; separate conditions with commas', expression.loc);
+    });
+  }
+
+  private parseMakeSeries(start: Token): Ast.MakeSeriesOperator {
+    const aggregates: Ast.Assignment[] = [];
+    let defaultValue: Ast.Expression | undefined;
+    do {
+      if (this.peekName('default') && this.peekAt(1, TokenKind.ASSIGN)) break;
+      aggregates.push(this.parseAssignment());
+    } while (this.accept(TokenKind.COMMA));
+    if (this.peekName('default')) {
+      this.advance();
+      this.expect(TokenKind.ASSIGN);
+      defaultValue = this.parseExpression();
+    }
+    this.expectName('on');
+    // Below the comparisons: `on _time in range(…)` is the axis and its range, not `in (…)`.
+    const on = this.parseAdditive();
+    let from: Ast.Expression | undefined;
+    let to: Ast.Expression | undefined;
+    if (this.peekName('in')) {
+      this.advance();
+      this.expectName('range');
+      this.expect(TokenKind.PAREN_L);
+      from = this.parseExpression();
+      this.expect(TokenKind.COMMA);
+      to = this.parseExpression();
+      this.expect(TokenKind.COMMA);
+      const step = this.parseExpression();
+      this.expect(TokenKind.PAREN_R);
+      return { kind: 'MakeSeries', aggregates, defaultValue, on, from, to, step, by: this.parseMakeSeriesBy(), loc: this.locFrom(start) };
+    }
+    if (this.peekName('from')) {
+      this.advance();
+      from = this.parseExpression();
+    }
+    if (this.peekName('to')) {
+      this.advance();
+      to = this.parseExpression();
+    }
+    this.expectName('step');
+    const step = this.parseExpression();
+    return { kind: 'MakeSeries', aggregates, defaultValue, on, from, to, step, by: this.parseMakeSeriesBy(), loc: this.locFrom(start) };
+  }
+
+  private parseMakeSeriesBy(): Ast.Assignment[] {
+    if (!this.peekName('by')) return [];
+    this.advance();
+    return this.parseList(() => this.parseAssignment());
+  }
+
+  private parseMvExpand(start: Token): Ast.MvExpandOperator {
+    let bagKind: Ast.MvExpandOperator['bagKind'];
+    let itemIndex: Ast.Identifier | undefined;
+    for (let option = this.parseOption(['kind', 'bagexpansion', 'with_itemindex']); option; option = this.parseOption(['kind', 'bagexpansion', 'with_itemindex'])) {
+      if (option.name.name === 'with_itemindex') {
+        itemIndex = option.value;
+      } else if (option.value.name === 'bag' || option.value.name === 'array') {
+        bagKind = option.value.name;
+      } else {
+        throw new AplError('syntax', `unknown ${option.name.name} '${option.value.name}'; expected bag or array`, option.value.loc);
+      }
+    }
+    const items = this.parseList((): Ast.MvExpandItem => {
+      const itemStart = this.peek();
+      const assignment = this.parseAssignment();
+      let toType: Ast.Identifier | undefined;
+      if (this.peekName('to')) {
+        this.advance();
+        this.expectName('typeof');
+        this.expect(TokenKind.PAREN_L);
+        toType = this.parseIdentifier('a type, such as long or string');
+        this.expect(TokenKind.PAREN_R);
+      }
+      return { kind: 'MvExpandItem', name: assignment.name, value: assignment.value, toType, loc: this.locFrom(itemStart) };
+    });
+    let limit: Ast.Expression | undefined;
+    if (this.peekName('limit')) {
+      this.advance();
+      limit = this.parseExpression();
+    }
+    return { kind: 'MvExpand', bagKind, itemIndex, items, limit, loc: this.locFrom(start) };
   }
 
   private parseSummarize(start: Token): Ast.SummarizeOperator {
@@ -220,9 +546,10 @@ class Parser {
 
   private parseSearch(start: Token): Ast.SearchOperator {
     let caseSensitive = false;
-    if (this.peekName('kind')) {
+    // `search kind:"server"` searches a field named kind; only `kind=` is the option.
+    if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
       this.advance();
-      this.expect(TokenKind.ASSIGN);
+      this.advance();
       const kind = this.parseIdentifier('case_sensitive or case_insensitive');
       if (kind.name === 'case_sensitive') caseSensitive = true;
       else if (kind.name !== 'case_insensitive' && kind.name !== 'default') {
@@ -612,7 +939,14 @@ class Parser {
     let expression = this.parsePrimary();
     for (;;) {
       const token = this.peek();
-      if (token.kind === TokenKind.DOT && this.tokens[this.index + 1]?.kind === TokenKind.NAME) {
+      if (token.kind === TokenKind.DOT && this.tokens[this.index + 1]?.kind === TokenKind.BRACKET_L) {
+        // `$left.['service.name']`: a bracketed key after a dot.
+        this.advance();
+        const keyStart = this.peek();
+        const key = this.parseBracketedName();
+        const index: Ast.StringLiteral = { kind: 'String', value: key, loc: this.locFrom(keyStart) };
+        expression = { kind: 'Index', object: expression, index, loc: this.locFrom(start) };
+      } else if (token.kind === TokenKind.DOT && this.tokens[this.index + 1]?.kind === TokenKind.NAME) {
         this.advance();
         const name = this.advance();
         expression = { kind: 'Member', object: expression, name: name.value, loc: this.locFrom(start) };
@@ -767,7 +1101,8 @@ class Parser {
             const key = this.peek();
             if (key.kind !== TokenKind.STRING) throw this.unexpected(key, 'a quoted key');
             this.advance();
-            this.expect(TokenKind.COLON);
+            // The reference writes a slot both as `"a": 1` and as `"a" = 1`.
+            if (!this.accept(TokenKind.ASSIGN)) this.expect(TokenKind.COLON);
             this.depth++;
             Object.defineProperty(object, key.value, { value: this.parseJson(), enumerable: true, writable: true, configurable: true });
             this.depth--;
@@ -783,9 +1118,25 @@ class Parser {
       case TokenKind.REAL:
         this.advance();
         return Number(token.value);
+      case TokenKind.TIMESPAN:
+        // A timespan inside a dynamic value is its text, as `pack_array(1h)` gives it.
+        this.advance();
+        return formatGoDuration(BigInt(token.value));
+      case TokenKind.TYPED_LITERAL: {
+        // `datetime(…)` and `timespan(…)` (or `datetime(null)`): their text, as inside any dynamic value.
+        this.advance();
+        const typed = this.typedLiteral(token);
+        if (typed.kind === 'Datetime') return formatDatetime(typed.value);
+        if (typed.kind === 'Timespan') return formatGoDuration(typed.value);
+        return null;
+      }
       case TokenKind.MINUS: {
         this.advance();
         const number = this.peek();
+        if (number.kind === TokenKind.TIMESPAN) {
+          this.advance();
+          return formatGoDuration(-BigInt(number.value));
+        }
         if (number.kind !== TokenKind.INT && number.kind !== TokenKind.REAL) throw this.unexpected(number, 'a number');
         this.advance();
         return -Number(number.value);

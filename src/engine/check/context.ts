@@ -19,6 +19,8 @@ export interface BindContext {
   readonly range: { readonly start: bigint; readonly end: bigint };
   /** Inside summarize: turns an aggregation call into a column of the aggregate. */
   readonly aggregates?: AggregateSink;
+  /** The query's `let` functions, by name; they come before the registry's. */
+  readonly functions?: ReadonlyMap<string, Ast.FunctionDefinition>;
   /** Where warnings for `status.messages` go (check/warnings.ts). */
   readonly warnings?: Warnings;
   /** `set stricttypes`: values of different types are not converted to be compared. */

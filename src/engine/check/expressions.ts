@@ -5,6 +5,7 @@ import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
 import { arity, bindFunction, bindTypeName, paramAt } from '../functions/bind.js';
 import { FUNCTION_NAMES, functionNamed } from '../functions/index.js';
+import { bindUserFunction } from './statements.js';
 import { anyColumn } from './search.js';
 import { TYPE_NAMES, asString, call, checkArity, fail, fromDynamic, isNumeric, literal, type BindContext, type Scope } from './context.js';
 
@@ -50,7 +51,7 @@ export function bindExpression(node: Ast.Expression, scope: Scope, context: Bind
     case 'Index':
       return bindReference(node, scope, context);
     case 'Star':
-      return fail('syntax', "'*' is only allowed as an argument of arg_max() and arg_min()", node);
+      return fail('syntax', "'*' stands for every field only before a string operator, such as where * has \"x\", or as an argument of arg_max() and arg_min()", node);
     case 'Call':
       return bindCall(node, scope, context);
     case 'Unary':
@@ -130,6 +131,8 @@ function bindReference(node: Ast.NameReference | Ast.MemberAccess | Ast.IndexAcc
 
 function bindCall(node: Ast.Call, scope: Scope, context: BindContext): Expr {
   const name = node.name.name;
+  const user = context.functions?.get(name);
+  if (user) return bindUserFunction(name, user, node, scope, context);
   if (isAggregateName(name)) {
     if (!context.aggregates) {
       fail('invalid_argument', `${name}() is an aggregation: use it in summarize, such as summarize ${name}(…) by …`, node.name);

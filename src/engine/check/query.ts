@@ -1,13 +1,13 @@
 import type * as Ast from '../apl/ast.js';
 import { NS_PER } from '../apl/literals.js';
-import { PlanBuilder, REPORTED_TYPES, nodesOf, scanOf } from '../plan/build.js';
+import { PlanBuilder, REPORTED_TYPES, nodesOf, singleScanOf } from '../plan/build.js';
+import { closestName } from '../apl/suggest.js';
 import type { AggregateItem, Computed, Expr, OrderKey, PlanColumn, PlanNode } from '../plan/types.js';
 import type { ResultMessage } from '../results/rows.js';
 import type { DatasetSchema } from '../schema.js';
 import { bindAggregation } from '../aggregations/bind.js';
 import { isAggregateName } from '../aggregations/index.js';
 import type { AggregateOutput, BoundArg } from '../aggregations/types.js';
-import { functionNamed } from '../functions/index.js';
 import { asString, call, constantValue, fail, literal, type AggregateSink, type BindContext, type Scope } from './context.js';
 import { bindExpression, findColumn, unknownField } from './expressions.js';
 import { bindParse, bindParseKv, type Extracted } from './parse.js';
@@ -15,6 +15,11 @@ import { bindRedact } from './redact.js';
 import { anyColumn, termTest } from './search.js';
 import { KNOWN_SET_OPTIONS, WHERE_ALWAYS_TRUE, Warnings, alwaysTrue, unknownSetOption } from './warnings.js';
 import { withVirtualFields } from './virtual-fields.js';
+import { passThroughOf, refOf, reportedTypeOf, uniqueName, visible } from './columns.js';
+import { join, lookup, union, type TableChecker } from './tables.js';
+import { datatableValues, getschema, printValues } from './sources.js';
+import { makeSeries } from './make-series.js';
+import { mvExpand } from './mv-expand.js';
 
 export interface CheckOptions {
   /** The query window in nanoseconds: start ≤ _time < end. */
@@ -23,6 +28,8 @@ export interface CheckOptions {
   readonly now: bigint;
   /** Rows a query without summarize or limit returns at most. */
   readonly defaultLimit: number;
+  /** The datasets a pattern such as `union github*` may match; without it, patterns match none. */
+  readonly datasetNames?: () => readonly string[];
 }
 
 /** How the plan's output becomes result tables. */
@@ -38,59 +45,65 @@ export interface ResultShape {
 }
 
 export interface CheckedQuery {
+  /** The first dataset the query reads ('' when it reads none, as `print` does). */
   readonly dataset: string;
+  /** Every dataset the query reads, in the order it names them. */
+  readonly schemas: readonly DatasetSchema[];
   readonly plan: PlanNode;
   readonly shape: ResultShape;
   /** Warnings for `status.messages` (check/warnings.ts). */
   readonly messages: readonly ResultMessage[];
 }
 
+/** A dataset's schema by name, or undefined when there is no such dataset (it may throw its own error instead). */
+export type SchemaLookup = (dataset: string) => DatasetSchema | undefined;
 
 /**
- * The semantic check: binds every name, function and type of the query against the dataset's
- * fields and builds the logical plan. Everything that can be wrong with a query is found here,
- * before any row is read.
+ * The semantic check: binds every name, function and type of the query against the fields of
+ * the datasets it reads and builds the logical plan. Everything that can be wrong with a query is
+ * found here, before any row is read. `schemas` is one dataset's schema, or a lookup by name.
  */
-export function checkQuery(query: Ast.Query, schema: DatasetSchema, options: CheckOptions): CheckedQuery {
-  return new QueryChecker(schema, options).check(query);
+export function checkQuery(query: Ast.Query, schemas: DatasetSchema | SchemaLookup, options: CheckOptions): CheckedQuery {
+  const lookup: SchemaLookup = typeof schemas === 'function' ? schemas : (name) => (name === schemas.dataset ? schemas : undefined);
+  return new QueryChecker(lookup, options).check(query);
 }
 
-class QueryChecker {
-  private readonly builder = new PlanBuilder();
-  private readonly lets = new Map<string, Expr>();
+class QueryChecker implements TableChecker {
+  readonly builder = new PlanBuilder();
+  readonly lets = new Map<string, Expr>();
+  private readonly tabularLets = new Map<string, Ast.TabularExpression>();
+  private readonly functions = new Map<string, Ast.FunctionDefinition>();
+  private readonly read = new Map<string, DatasetSchema>();
+  /** Tabular lets being expanded: a let that names itself is refused instead of recursing. */
+  private readonly expanding = new Set<string>();
   private readonly warnings = new Warnings();
-  private context: BindContext;
+  context: BindContext;
   private timeColumn = 0;
   private timeSeries: ResultShape['timeSeries'];
 
   constructor(
-    private readonly schema: DatasetSchema,
-    private readonly options: CheckOptions,
+    private readonly lookup: SchemaLookup,
+    readonly options: CheckOptions,
   ) {
-    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end }, warnings: this.warnings };
+    this.context = { builder: this.builder, now: options.now, range: { start: options.start, end: options.end }, functions: this.functions, warnings: this.warnings };
   }
 
   check(query: Ast.Query): CheckedQuery {
     for (const statement of query.sets) this.set(statement);
-    for (const statement of query.lets) {
-      const value = bindExpression(statement.value, { columns: [], lets: this.lets }, this.context);
-      this.lets.set(statement.name.name, value);
-    }
-    let node: PlanNode = this.scan();
-    query.operators.forEach((operator, index) => {
-      node = this.apply(node, operator, index === query.operators.length - 1);
-    });
+    for (const statement of query.lets) this.let(statement);
+    let node = this.tabular(query, true);
     const nodes = [...nodesOf(node)];
-    const summary = nodes.some((n) => n.kind === 'aggregate');
+    const summary = nodes.some((n) => n.kind === 'aggregate' || n.kind === 'series');
     if (!summary && !nodes.some((n) => n.kind === 'limit')) node = this.builder.limit(node, this.options.defaultLimit, true);
-    const scan = scanOf(node);
+    const scan = singleScanOf(node);
     const carried = (id: number): boolean => node.columns.some((column) => column.id === id);
     const shape: ResultShape = {
       kind: summary ? 'summary' : 'raw',
       ...(this.timeSeries ? { timeSeries: this.timeSeries } : {}),
-      ...(carried(scan.rowId) && carried(scan.time.column) ? { identity: { time: scan.time.column, rowId: scan.rowId } } : {}),
+      ...(scan && carried(scan.rowId) && carried(scan.time.column) ? { identity: { time: scan.time.column, rowId: scan.rowId } } : {}),
     };
-    return { dataset: this.schema.dataset, plan: node, shape, messages: this.warnings.list() };
+    const schemas = [...this.read.values()];
+    return { dataset: schemas[0]?.dataset ?? '', schemas, plan: node, shape, messages: this.warnings.list() };
   }
 
   /** A `set` statement: stricttypes is known; any other option is ignored with a warning, as the hosted service does. */
@@ -105,17 +118,89 @@ class QueryChecker {
     this.context = { ...this.context, strictTypes: value };
   }
 
-  private scan(): PlanNode {
-    const scan = this.builder.datasetScan(this.schema, this.options);
-    this.timeColumn = scan.time.column;
-    return withVirtualFields(scan, this.schema, this.context);
+  private let(statement: Ast.LetStatement): void {
+    const name = statement.name.name;
+    this.lets.delete(name);
+    this.tabularLets.delete(name);
+    this.functions.delete(name);
+    const value = statement.value;
+    if (value.kind === 'Function') {
+      this.functions.set(name, value);
+    } else if (value.kind === 'Tabular') {
+      this.tabularLets.set(name, value);
+    } else if (value.kind === 'Name' && !value.bracketed && !this.lets.has(value.name) && (this.tabularLets.has(value.name) || this.lookup(value.name))) {
+      // `let T = logs;`: another name for a table.
+      this.tabularLets.set(name, { kind: 'Tabular', source: { kind: 'Source', name: value.name, loc: value.loc }, operators: [], loc: value.loc });
+    } else {
+      this.lets.set(name, bindExpression(value, { columns: [], lets: this.lets }, this.context));
+    }
   }
 
-  private scope(node: PlanNode): Scope {
+  /** A source and its operators; `top` for the query's own (its last operator ends the query). */
+  tabular(expression: { readonly source: Ast.TabularSource; readonly operators: readonly Ast.Operator[] }, top = false): PlanNode {
+    let node = this.source(expression.source);
+    expression.operators.forEach((operator, index) => {
+      node = this.apply(node, operator, top && index === expression.operators.length - 1);
+    });
+    return node;
+  }
+
+  private source(source: Ast.TabularSource): PlanNode {
+    switch (source.kind) {
+      case 'Source':
+        return this.named(source.name, source);
+      case 'Print':
+        return printValues(this, source);
+      case 'Datatable':
+        return datatableValues(this, source);
+      case 'UnionSource':
+        return union(this, undefined, source.union);
+      case 'ExternalData':
+        return fail(
+          'invalid_argument',
+          'externaldata is not available on the local service: it reads files from URLs, which only the hosted service does; ingest the data into a dataset, or write it with datatable',
+          source,
+        );
+    }
+  }
+
+  /** A tabular let, else a dataset, by name. */
+  named(name: string, node: { readonly loc: Ast.Loc }): PlanNode {
+    const tabular = this.tabularLets.get(name);
+    if (tabular) {
+      if (this.expanding.has(name)) fail('invalid_argument', `the let '${name}' refers to itself`, node);
+      this.expanding.add(name);
+      try {
+        return this.tabular(tabular);
+      } finally {
+        this.expanding.delete(name);
+      }
+    }
+    const schema = this.lookup(name);
+    if (!schema) {
+      const suggestion = closestName(name, [...this.tabularLets.keys()]);
+      fail('unknown_dataset', `unknown dataset or tabular let '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, node);
+    }
+    if (!this.read.has(schema.dataset)) this.read.set(schema.dataset, schema);
+    const scan = this.builder.datasetScan(schema, this.options);
+    this.timeColumn = scan.time.column;
+    return withVirtualFields(scan, schema, this.context);
+  }
+
+  /** The datasets a pattern may match. */
+  datasetNames(): readonly string[] {
+    return this.options.datasetNames?.() ?? [];
+  }
+
+  summarizeFor(input: PlanNode, operator: Ast.SummarizeOperator): PlanNode {
+    return this.summarize(input, operator, false);
+  }
+
+  scope(node: PlanNode): Scope {
     return { columns: node.columns, lets: this.lets };
   }
 
-  private bind(expression: Ast.Expression, node: PlanNode): Expr {
+  bind(expression: Ast.Expression, node: PlanNode): Expr {
     return bindExpression(expression, this.scope(node), this.context);
   }
 
@@ -159,6 +244,18 @@ class QueryChecker {
         return this.distinct(node, operator);
       case 'Search':
         return this.search(node, operator);
+      case 'Getschema':
+        return getschema(this, node);
+      case 'Union':
+        return union(this, node, operator);
+      case 'Join':
+        return join(this, node, operator);
+      case 'Lookup':
+        return lookup(this, node, operator);
+      case 'MakeSeries':
+        return makeSeries(this, node, operator);
+      case 'MvExpand':
+        return mvExpand(this, node, operator);
       case 'Parse': {
         const { columns, matched } = bindParse(operator, this.bind(operator.source, node));
         return this.addColumns(operator.where ? this.builder.filter(node, matched) : node, columns);
@@ -229,7 +326,8 @@ class QueryChecker {
   private extendValid(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
     const added = this.bindAssignments(node, assignments, true).map((item, index) => {
       const before = findColumn(this.scope(node), item.column.name);
-      const assignment = assignments[index] as Ast.Assignment;
+      // A name assigned twice is kept once, so the item is found by its name first.
+      const assignment = assignments.find((candidate) => candidate.name?.name === item.column.name) ?? (assignments[index] as Ast.Assignment);
       if (before && before.type !== item.expr.type) {
         fail('type_mismatch', `extend-valid keeps '${before.name}' (${before.type}) where the new value is not valid, so the new value must be a ${before.type} too, got ${item.expr.type}`, assignment);
       }
@@ -492,7 +590,8 @@ class QueryChecker {
       }
     }
 
-    const inputRowId = source.columns.some((column) => column.id === scanOf(input).rowId) ? scanOf(input).rowId : undefined;
+    const rowId = singleScanOf(input)?.rowId;
+    const inputRowId = rowId !== undefined && source.columns.some((column) => column.id === rowId) ? rowId : undefined;
     let node: PlanNode = this.builder.aggregate({
       input: source,
       keys: orderedKeys.map(({ input: keyInput, column }) => ({ input: keyInput, column })),
@@ -586,18 +685,6 @@ function columnsReadBy(expr: Expr, into: Set<number> = new Set()): Set<number> {
   return into;
 }
 
-function visible(node: PlanNode): PlanColumn[] {
-  return node.columns.filter((column) => !column.hidden);
-}
-
-function refOf(column: PlanColumn): Expr {
-  return { kind: 'column', column: column.id, type: column.type };
-}
-
-function passThroughOf(column: PlanColumn): Computed {
-  return { column, expr: refOf(column) };
-}
-
 /** Replaces references to columns defined earlier in the same operator by their expressions. */
 function substitute(expr: Expr, pending: ReadonlyMap<number, Expr>): Expr {
   if (pending.size === 0) return expr;
@@ -625,22 +712,6 @@ function nextColumnName(next: () => number, columns: readonly PlanColumn[], out:
     const name = `Column${next()}`;
     if (!columns.some((column) => !column.hidden && column.name === name) && !out.some((item) => item.column.name === name)) return name;
   }
-}
-
-/** `name`, or `name_1`, `name_2`… when taken (apl.md: a clash appends `_1`, `_2`). */
-function uniqueName(name: string, taken: readonly PlanColumn[]): string {
-  const used = new Set(taken.map((column) => column.name));
-  if (!used.has(name)) return name;
-  for (let i = 1; ; i++) if (!used.has(`${name}_${i}`)) return `${name}_${i}`;
-}
-
-function reportedTypeOf(expr: Expr): string {
-  if (expr.type === 'dynamic') {
-    const reported = expr.kind === 'call' ? functionNamed(expr.fn)?.reported : undefined;
-    if (reported) return reported;
-    if (expr.kind === 'literal' && typeof expr.value === 'string') return expr.value.startsWith('[') ? 'array' : 'object';
-  }
-  return REPORTED_TYPES[expr.type];
 }
 
 function wildcardRegex(parts: readonly string[]): RegExp {

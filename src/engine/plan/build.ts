@@ -4,7 +4,9 @@ import type {
   Computed,
   Expr,
   FilterNode,
+  JoinNode,
   LimitNode,
+  MvExpandNode,
   OrderKey,
   PlanColumn,
   PlanNode,
@@ -12,7 +14,10 @@ import type {
   ScalarType,
   ScanField,
   ScanNode,
+  SeriesNode,
   SortNode,
+  UnionNode,
+  ValuesNode,
 } from './types.js';
 import { ROW_ID_COLUMN, TIME_FIELD, joinFieldTypes, type DatasetSchema, type StorageType } from '../schema.js';
 
@@ -177,18 +182,97 @@ export class PlanBuilder {
   limit(input: PlanNode, count: number, implicit = false): LimitNode {
     return { kind: 'limit', input, count, implicit, columns: input.columns, order: input.order };
   }
+
+  /** Rows of expressions; they keep the order they were written in (a hidden row number orders them). */
+  values(columns: readonly PlanColumn[], rows: readonly (readonly Expr[])[]): ValuesNode {
+    const ordinal = this.column({ name: 'row_number', type: 'long', hidden: true });
+    return {
+      kind: 'values',
+      columns: [...columns, ordinal],
+      rows: rows.map((row, index) => [...row, { kind: 'literal', type: 'long', value: BigInt(index) }]),
+      order: [{ column: ordinal.id, desc: false, nullsFirst: true }],
+    };
+  }
+
+  union(columns: readonly PlanColumn[], inputs: UnionNode['inputs'], order: readonly OrderKey[]): UnionNode {
+    return { kind: 'union', columns, inputs, order };
+  }
+
+  /** The left side's order, then the right's, through the output columns that carry them. */
+  join(args: Omit<JoinNode, 'kind' | 'columns' | 'order'>): JoinNode {
+    const order: OrderKey[] = [];
+    for (const [side, node] of [['left', args.left], ['right', args.right]] as const) {
+      for (const key of node.order) {
+        const output = args.outputs.find((item) => item.side === side && item.source === key.column);
+        if (output) order.push({ ...key, column: output.column.id });
+      }
+    }
+    return { kind: 'join', ...args, columns: args.outputs.map((item) => item.column), order };
+  }
+
+  /** The input's order (where its columns are passed through), then the item index. */
+  mvExpand(args: Omit<MvExpandNode, 'kind' | 'columns' | 'order'>): MvExpandNode {
+    const passed = new Map(args.outputs.filter((item) => !item.expand).map((item) => [item.source, item.column.id]));
+    const order: OrderKey[] = [];
+    for (const key of args.input.order) {
+      const column = passed.get(key.column);
+      if (column !== undefined) order.push({ ...key, column });
+    }
+    order.push({ column: args.itemIndex.id, desc: false, nullsFirst: true });
+    const columns = [...args.outputs.map((item) => item.column), args.itemIndex];
+    return { kind: 'mvexpand', ...args, columns, order };
+  }
+
+  /** One row per group, ordered by the keys. */
+  series(args: Omit<SeriesNode, 'kind' | 'columns' | 'order'>): SeriesNode {
+    const columns = [...args.keys.map((key) => key.column), ...args.values.map((value) => value.column), args.time];
+    const order = args.keys.map((key) => ({ column: key.column.id, desc: false, nullsFirst: true }));
+    return { kind: 'series', ...args, columns, order };
+  }
 }
 
-/** Every node from the root down to the scan. */
+/** The nodes a node reads. */
+export function inputsOf(node: PlanNode): readonly PlanNode[] {
+  switch (node.kind) {
+    case 'scan':
+    case 'values':
+      return [];
+    case 'union':
+      return node.inputs.map((input) => input.node);
+    case 'join':
+      return [node.left, node.right];
+    default:
+      return [node.input];
+  }
+}
+
+/**
+ * The plan's spine: every node from the root down while each has one input, ending at the scan
+ * (or the first node that reads several tables, or none).
+ */
 export function* nodesOf(root: PlanNode): Generator<PlanNode> {
   let node: PlanNode | undefined = root;
   while (node) {
     yield node;
-    node = node.kind === 'scan' ? undefined : node.input;
+    const inputs = inputsOf(node);
+    node = inputs.length === 1 ? inputs[0] : undefined;
   }
 }
 
-export function scanOf(root: PlanNode): ScanNode {
-  for (const node of nodesOf(root)) if (node.kind === 'scan') return node;
-  throw new Error('A plan always ends in a scan.');
+/** Every node of the plan, the root first. */
+export function* allNodesOf(root: PlanNode): Generator<PlanNode> {
+  yield root;
+  for (const input of inputsOf(root)) yield* allNodesOf(input);
+}
+
+/** The scan a plan reads when it is one chain over one dataset; undefined for any other plan. */
+export function singleScanOf(root: PlanNode): ScanNode | undefined {
+  let last: PlanNode | undefined;
+  for (const node of nodesOf(root)) last = node;
+  return last?.kind === 'scan' ? last : undefined;
+}
+
+/** Every scan of the plan. */
+export function scansOf(root: PlanNode): ScanNode[] {
+  return [...allNodesOf(root)].filter((node): node is ScanNode => node.kind === 'scan');
 }

@@ -1,4 +1,5 @@
 import { formatDatetime, formatTimespan } from '../apl/literals.js';
+import { inputsOf } from './build.js';
 import type { AggregateCall, Expr, OrderKey, PlanColumn, PlanNode } from './types.js';
 
 /**
@@ -14,7 +15,7 @@ export function explain(root: PlanNode): string {
   const lines: string[] = [];
   const names = new Map<number, string>();
   const collect = (node: PlanNode): void => {
-    if (node.kind !== 'scan') collect(node.input);
+    for (const input of inputsOf(node)) collect(input);
     for (const column of node.columns) if (!names.has(column.id)) names.set(column.id, column.name);
   };
   collect(root);
@@ -59,8 +60,38 @@ export function explain(root: PlanNode): string {
       case 'limit':
         lines.push(`${pad}limit ${node.count}${node.implicit ? ' (default)' : ''} order=${order(node.order)}`);
         break;
+      case 'values':
+        lines.push(`${pad}values columns=[${columnList(node.columns)}] rows=[${node.rows.map((row) => `(${row.map(expr).join(', ')})`).join(', ')}]`);
+        break;
+      case 'union':
+        lines.push(`${pad}union columns=[${columnList(node.columns)}] order=${order(node.order)}`);
+        break;
+      case 'join':
+        lines.push(
+          `${pad}join ${node.joinKind} on=[${node.on.map((key) => `${ref(key.left)} == ${ref(key.right)}`).join(', ')}] columns=[${node.outputs
+            .map((item) => `${item.column.hidden ? '(' : ''}#${item.column.id} ${item.column.name} = ${item.side} ${ref(item.source)}${item.column.hidden ? ')' : ''}`)
+            .join(', ')}]`,
+        );
+        break;
+      case 'mvexpand':
+        lines.push(
+          `${pad}mv-expand ${node.outputs
+            .filter((item) => item.expand)
+            .map((item) => `#${item.column.id} ${item.column.name} = ${item.expand ?? ''} ${ref(item.source)}`)
+            .join(', ')} index=#${node.itemIndex.id}${node.limit !== undefined ? ` limit=${node.limit}` : ''}`,
+        );
+        break;
+      case 'series': {
+        const range = node.range ? ` from=${formatDatetime(node.range.from)} to=${formatDatetime(node.range.to)}` : '';
+        lines.push(
+          `${pad}series keys=[${node.keys.map((key) => `#${key.column.id} ${key.column.name} = ${ref(key.input)}`).join(', ')}] bin=${ref(node.binColumn)} step=${formatTimespan(node.step)}${range} values=[${node.values
+            .map((value) => `#${value.column.id} ${value.column.name} = ${ref(value.input)} default ${expr(value.defaultValue)}`)
+            .join(', ')}] time=#${node.time.id}`,
+        );
+        break;
+      }
     }
-    visit(node.input, depth + 1);
+    for (const input of inputsOf(node)) visit(input, depth + 1);
   };
   visit(root, 0);
   return lines.join('\n');

@@ -1,7 +1,7 @@
 /**
  * The logical plan: what a query computes, independent of the language it was written in. APL
  * (`check/`) builds it today and the structured query builds it next; `sql/` is its only
- * compiler. Six node kinds, each with its output columns and the order of its rows:
+ * compiler. Eleven node kinds, each with its output columns and the order of its rows:
  *
  *   scan       the rows of one dataset whose `_time` lies in [start, end)
  *   filter     the input rows for which a predicate is true
@@ -9,6 +9,11 @@
  *   aggregate  one row per distinct key combination (one row in all when there are no keys)
  *   sort       the input rows in another order
  *   limit      the first N input rows in the input's order
+ *   values     rows written in the query (print, datatable, getschema)
+ *   union      the rows of several inputs
+ *   join       pairs of rows of two inputs with equal keys (every kind of join)
+ *   mvexpand   one row per element of dynamic arrays or bags
+ *   series     make-series: per group, arrays of aggregates over fixed time bins
  *
  * Columns are identified by a number unique within the plan; names are only for results, so a
  * user name never has to be an SQL identifier. Row order is a property of every node (`order`):
@@ -217,4 +222,57 @@ export interface LimitNode extends NodeBase<'limit'> {
   readonly implicit: boolean;
 }
 
-export type PlanNode = ScanNode | FilterNode | ProjectNode | AggregateNode | SortNode | LimitNode;
+/** Rows written in the query (`print`, `datatable`, `getschema`): one expression per column, row by row. */
+export interface ValuesNode extends NodeBase<'values'> {
+  readonly rows: readonly (readonly Expr[])[];
+}
+
+/** The rows of every input, one after the other; input i's column `columns[i][k]` is output column k. */
+export interface UnionNode extends NodeBase<'union'> {
+  readonly inputs: readonly { readonly node: PlanNode; readonly columns: readonly number[] }[];
+}
+
+export type JoinKind = 'inner' | 'innerunique' | 'leftouter' | 'rightouter' | 'fullouter' | 'leftanti' | 'rightanti' | 'leftsemi' | 'rightsemi';
+
+/**
+ * Rows of `left` and `right` whose `on` columns are equal (nulls match nothing), as `joinKind`
+ * says; each output column is a column of one side.
+ */
+export interface JoinNode extends NodeBase<'join'> {
+  readonly joinKind: JoinKind;
+  readonly left: PlanNode;
+  readonly right: PlanNode;
+  readonly on: readonly { readonly left: number; readonly right: number }[];
+  readonly outputs: readonly { readonly column: PlanColumn; readonly side: 'left' | 'right'; readonly source: number }[];
+}
+
+/**
+ * One row per element of the expanded dynamic columns (in parallel, the longest sets the count;
+ * a null value gives one row, an empty array none), the other columns repeated.
+ */
+export interface MvExpandNode extends NodeBase<'mvexpand'> {
+  readonly input: PlanNode;
+  /** Each output column: an input column passed through, or an expanded one. */
+  readonly outputs: readonly ({ readonly column: PlanColumn; readonly source: number; readonly expand?: 'bag' | 'array' })[];
+  /** The element's index (`with_itemindex`, else hidden: it orders the rows). */
+  readonly itemIndex: PlanColumn;
+  readonly limit?: number;
+}
+
+/**
+ * `make-series`: the input is aggregated per group and bin (`binColumn`: the bin's start); each
+ * group becomes one row whose values are arrays over every bin from `from` (or the first bin of
+ * the data) up to `to` (or the last), a missing bin taking `defaultValue`, and `time` the bins.
+ */
+export interface SeriesNode extends NodeBase<'series'> {
+  readonly input: PlanNode;
+  readonly keys: readonly { readonly input: number; readonly column: PlanColumn }[];
+  readonly binColumn: number;
+  readonly values: readonly { readonly input: number; readonly column: PlanColumn; readonly defaultValue: Expr }[];
+  readonly time: PlanColumn;
+  readonly step: bigint;
+  /** Nanoseconds; absent: from the data's first bin to its last. */
+  readonly range?: { readonly from: bigint; readonly to: bigint };
+}
+
+export type PlanNode = ScanNode | FilterNode | ProjectNode | AggregateNode | SortNode | LimitNode | ValuesNode | UnionNode | JoinNode | MvExpandNode | SeriesNode;

@@ -7,7 +7,7 @@ import { APL_CAP_ADVICE, decodeRows, type CapAdvice, type DecodedRows, type Resu
 import { buildTabular, type QueryStatus, type TabularResult } from '../results/tabular.js';
 import type { DatasetSchema } from '../schema.js';
 import { compilePlan, type CompiledQuery, type Counter, type Statement } from '../sql/compile.js';
-import { scanOf } from '../plan/build.js';
+import { singleScanOf } from '../plan/build.js';
 import type { EventReader, QueryBudget, QueryRows, RunSql } from '../store/types.js';
 
 export type ResultFormat = 'tabular' | 'legacy';
@@ -37,7 +37,8 @@ export const QUERY_LIMITS: QueryLimits = {
 
 export interface ExecuteOptions {
   readonly reader: EventReader;
-  readonly schema: DatasetSchema;
+  /** The datasets the query reads (none for `print`). */
+  readonly schemas: readonly DatasetSchema[];
   /** The query window in nanoseconds, as the plan's scan has it. */
   readonly window: { readonly start: bigint; readonly end: bigint };
   readonly format: ResultFormat;
@@ -54,7 +55,7 @@ export interface ExecuteOptions {
 export async function executePlan(query: CheckedQuery, options: ExecuteOptions): Promise<QueryResult> {
   const ran = await runPlan(query.plan, options);
   const status = planStatus(ran, options, query.shape.kind === 'summary' ? countGroups(query, ran.rows.rowCount, ran.rows.values) : 0, query.messages);
-  const context = { query, columns: ran.columns, rows: ran.rows, status, schema: options.schema, range: options.window };
+  const context = { query, columns: ran.columns, rows: ran.rows, status, schemas: options.schemas, range: options.window };
   return options.format === 'legacy' ? buildLegacy(context) : buildTabular(context);
 }
 
@@ -92,8 +93,8 @@ export async function runPlan(
  * plan is read again the ordinary way, counters and all in one snapshot.
  */
 async function readCounted(plan: PlanNode, reader: EventReader, budget: QueryBudget, rowCap: number): Promise<ReadOutcome & { readonly compiled: CompiledQuery }> {
-  const scan = scanOf(plan);
-  const known = reader.windowRows(scan.table, scan.time.start, scan.time.end);
+  const scan = singleScanOf(plan);
+  const known = scan && reader.windowRows(scan.table, scan.time.start, scan.time.end);
   if (known) {
     const compiled = compilePlan(plan, { examinedKnown: true, rowCap });
     const read = await readCompiled(reader, budget, compiled, known.rows);

@@ -1,6 +1,7 @@
 import { InputError, NotFoundError } from '../../common/errors.js';
 import { parse } from '../apl/parser.js';
 import { checkQuery } from '../check/query.js';
+import type { DatasetSchema } from '../schema.js';
 import type { EventReader } from '../store/types.js';
 import { QUERY_LIMITS, executePlan, type QueryLimits, type QueryResult, type ResultFormat } from './execute.js';
 import { nowNs, resolveWindow } from './time-range.js';
@@ -48,13 +49,17 @@ export async function runApl(request: AplRequest, deps: AplDeps): Promise<AplOut
   const { start, end, now } = resolveWindow(request.startTime, request.endTime, (deps.now ?? nowNs)());
 
   const ast = parse(request.apl);
-  const dataset = ast.source.name;
-  const schema = deps.reader.schema(dataset);
-  if (!schema) throw new NotFoundError(`Dataset ${JSON.stringify(dataset)} not found.`);
-  const checked = checkQuery(ast, schema, { start, end, now, defaultLimit: limits.defaultLimit });
+  const lookup = (dataset: string): DatasetSchema => {
+    const schema = deps.reader.schema(dataset);
+    if (!schema) throw new NotFoundError(`Dataset ${JSON.stringify(dataset)} not found.`);
+    return schema;
+  };
+  const datasetNames = (): readonly string[] => deps.reader.datasets?.() ?? [];
+  const checked = checkQuery(ast, lookup, { start, end, now, defaultLimit: limits.defaultLimit, datasetNames });
+  const dataset = checked.dataset;
   const result = await executePlan(checked, {
     reader: deps.reader,
-    schema,
+    schemas: checked.schemas,
     window: { start, end },
     format: request.format,
     limits,

@@ -55,7 +55,7 @@ export function buildLegacy(context: ShapeContext): LegacyResult {
     virtualFields: [],
     limit: query.plan.kind === 'limit' ? query.plan.count : 0,
   };
-  const result: LegacyResult = { request, status: context.status, matches: [], buckets: { series: [], totals: [] }, datasetNames: [query.dataset] };
+  const result: LegacyResult = { request, status: context.status, matches: [], buckets: { series: [], totals: [] }, datasetNames: query.schemas.map((schema) => schema.dataset) };
 
   if (query.shape.kind === 'raw') {
     const time = visible.find((column) => column.name === TIME_FIELD)?.id;

@@ -59,7 +59,8 @@ export interface ShapeContext {
   readonly columns: readonly PlanColumn[];
   readonly rows: DecodedRows;
   readonly status: QueryStatus;
-  readonly schema: DatasetSchema;
+  /** The datasets the query read, in the order it names them. */
+  readonly schemas: readonly DatasetSchema[];
   readonly range: { readonly start: bigint; readonly end: bigint };
 }
 
@@ -98,8 +99,8 @@ export const floorTo = (value: bigint, size: bigint): bigint => value - (((value
  * table "_totals" with the same aggregates over the whole range.
  */
 export function buildTabular(context: ShapeContext): TabularResult {
-  const { query, columns, rows, schema } = context;
-  const dataset = query.dataset;
+  const { query, columns, rows, schemas } = context;
+  const sources = schemas.map((schema) => ({ name: schema.dataset }));
   const series = query.shape.timeSeries;
   const visible = columns.filter((column) => !column.hidden);
   const groups = groupColumns(context).map((column) => ({ name: column.name }));
@@ -121,7 +122,7 @@ export function buildTabular(context: ShapeContext): TabularResult {
 
   const table = (name: string, present: readonly PlanColumn[], keep: (row: number) => boolean, extra: Partial<TabularTable>): TabularTable => ({
     name,
-    sources: [{ name: dataset }],
+    sources: sources.map((source) => ({ ...source })),
     fields: fields(present),
     order: orderOf(present),
     groups,
@@ -148,7 +149,7 @@ export function buildTabular(context: ShapeContext): TabularResult {
     format: 'tabular',
     status: context.status,
     tables,
-    datasetNames: [dataset],
-    fieldsMetaMap: { [dataset]: fieldsMeta(schema) },
+    datasetNames: schemas.map((schema) => schema.dataset),
+    fieldsMetaMap: Object.fromEntries(schemas.map((schema) => [schema.dataset, fieldsMeta(schema)])),
   };
 }

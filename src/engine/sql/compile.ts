@@ -1,9 +1,10 @@
 import { aggregationNamed } from '../aggregations/index.js';
 import type { AggregationDef } from '../aggregations/types.js';
-import { scanOf } from '../plan/build.js';
-import type { AggregateCall, AggregateNode, Expr, LimitNode, OrderKey, PlanColumn, PlanNode, ScanNode } from '../plan/types.js';
+import { nodesOf, scansOf, singleScanOf } from '../plan/build.js';
+import type { AggregateCall, AggregateNode, Expr, JoinNode, LimitNode, MvExpandNode, OrderKey, PlanColumn, PlanNode, ScanNode, SeriesNode, ValuesNode } from '../plan/types.js';
 import type { SqlParam } from '../store/types.js';
-import { ExpressionCompiler, columnName } from './expressions.js';
+import { ExpressionCompiler, SQL_TYPES, columnName } from './expressions.js';
+import { formatDatetimeSql } from './time.js';
 import { Params } from './params.js';
 import { quoteIdentifier, sqlInteger } from './quote.js';
 
@@ -69,9 +70,10 @@ const MATCHED = 'm';
  * is exactly one statement, which DuckDB reads from one snapshot.
  */
 export function compilePlan(root: PlanNode, options: CompileOptions = {}): CompiledQuery {
+  const scan = singleScanOf(root);
+  if (!scan) return compileTree(root, options);
   const params = new Params();
-  const scan = scanOf(root);
-  const compiler = new PlanCompiler(params, scan);
+  const compiler = new PlanCompiler(params, [scan]);
   const cut = rowStageCut(root);
   const hasFilter = cut.stage !== undefined && [...chain(cut.stage)].some((node) => node.kind === 'filter');
   // An aggregation counts its input rows for free: the matched rows, and without a filter the examined ones too.
@@ -89,7 +91,7 @@ export function compilePlan(root: PlanNode, options: CompileOptions = {}): Compi
   const time = quoteIdentifier(scan.time.physical);
   const countInWindow = (p: Params): string =>
     `SELECT count(*) FROM ${quoteIdentifier(scan.table)} WHERE ${time} >= ${p.bind(scan.time.start, 'BIGINT')} AND ${time} < ${p.bind(scan.time.end, 'BIGINT')}`;
-  const countStage = (p: Params): string => `SELECT count(*) FROM (${new PlanCompiler(p, scan).block(cut.stage as PlanNode, new Set())}) AS s`;
+  const countStage = (p: Params): string => `SELECT count(*) FROM (${new PlanCompiler(p, [scan]).block(cut.stage as PlanNode, new Set())}) AS s`;
   const counter = (column: string, count: (p: Params) => string): Counter => {
     if (!fallbacks) return { column };
     const fallback = new Params();
@@ -133,12 +135,43 @@ export function compilePlan(root: PlanNode, options: CompileOptions = {}): Compi
   return { sql, params: params.values, columns: root.columns, ...(examined ? { examined } : {}), ...(matched ? { matched } : {}) };
 }
 
-function* chain(node: PlanNode): Generator<PlanNode> {
-  let current: PlanNode | undefined = node;
-  while (current) {
-    yield current;
-    current = current.kind === 'scan' ? undefined : current.input;
-  }
+/**
+ * A plan over several tables (union, join) or none (print, datatable): one statement whose
+ * `rowsExamined` is the rows in the window of every scan (each dataset read counted once per
+ * read), and `rowsMatched` the same — the filters of a tree have no one stage to count.
+ */
+function compileTree(root: PlanNode, options: CompileOptions): CompiledQuery {
+  const params = new Params();
+  const scans = scansOf(root);
+  const compiler = new PlanCompiler(params, scans);
+  const cap = options.rowCap !== undefined && !atMostOneRow(root) ? ` LIMIT ${sqlInteger(options.rowCap)}` : '';
+  const { input: body, tail } =
+    root.kind === 'limit'
+      ? compiler.limitParts(root, allColumns(root), options.rowCap)
+      : { input: compiler.block(root), tail: `${atMostOneRow(root) ? '' : orderClause(root.order)}${cap}` };
+  const select = root.columns.map((column) => columnName(column.id));
+  if (scans.length === 0) return { sql: `SELECT ${select.join(', ')} FROM (${body}) AS q${tail}`, params: params.values, columns: root.columns };
+  const countWindows = (p: Params): string =>
+    `SELECT ${scans
+      .map((scan) => {
+        const time = quoteIdentifier(scan.time.physical);
+        return `(SELECT count(*) FROM ${quoteIdentifier(scan.table)} WHERE ${time} >= ${p.bind(scan.time.start, 'BIGINT')} AND ${time} < ${p.bind(scan.time.end, 'BIGINT')})`;
+      })
+      .join(' + ')}`;
+  select.push(`(${countWindows(params)}) AS ${quoteIdentifier(EXAMINED)}`);
+  const fallback = new Params();
+  const examined: Counter = neverEmpty(root) ? { column: EXAMINED } : { column: EXAMINED, fallback: { sql: countWindows(fallback), params: fallback.values } };
+  // As in compilePlan: the limit runs alone inside, its rows sorted again outside where the counter joins them.
+  const sql =
+    root.kind === 'limit'
+      ? `SELECT ${select.join(', ')} FROM (SELECT * FROM (${body}) AS q${tail}) AS q${atMostOneRow(root) ? '' : orderClause(root.input.order)}`
+      : `SELECT ${select.join(', ')} FROM (${body}) AS q${tail}`;
+  return { sql, params: params.values, columns: root.columns, examined };
+}
+
+/** The chain of a single-scan plan, root first. */
+function chain(node: PlanNode): Generator<PlanNode> {
+  return nodesOf(node);
 }
 
 /** Whether the node can turn rows into none: a filter, or `take 0`. Every other node keeps at least one row of a non-empty input. */
@@ -156,8 +189,15 @@ function neverEmpty(node: PlanNode): boolean {
       return neverEmpty(node.input);
     case 'limit':
       return node.count > 0 && neverEmpty(node.input);
+    case 'values':
+      return node.rows.length > 0;
+    case 'union':
+      return node.inputs.some((input) => neverEmpty(input.node));
     case 'filter':
     case 'scan':
+    case 'join':
+    case 'mvexpand':
+    case 'series':
       return false;
   }
 }
@@ -173,7 +213,14 @@ function atMostOneRow(node: PlanNode): boolean {
     case 'sort':
     case 'filter':
       return atMostOneRow(node.input);
+    case 'values':
+      return node.rows.length <= 1;
+    case 'series':
+      return node.keys.length === 0;
     case 'scan':
+    case 'union':
+    case 'join':
+    case 'mvexpand':
       return false;
   }
 }
@@ -220,18 +267,20 @@ class PlanCompiler {
   private carrying = false;
   private windows = 0;
 
-  /** Compiles predicates inside the scan's own SELECT, where columns are the table's. */
-  private readonly scanExpressions: ExpressionCompiler;
+  /** Compiles predicates inside a scan's own SELECT, where columns are the table's. */
+  private readonly scanExpressions = new Map<ScanNode, ExpressionCompiler>();
 
   constructor(
     private readonly params: Params,
-    scan: ScanNode,
+    scans: readonly ScanNode[],
   ) {
     // Times in a window that starts at or after the epoch are never negative: bins take the short form.
-    const nonNegative = scan.time.start >= 0n ? new Set([scan.time.column]) : new Set<number>();
+    const nonNegative = new Set(scans.filter((scan) => scan.time.start >= 0n).map((scan) => scan.time.column));
     this.expressions = new ExpressionCompiler(params, nonNegative);
-    const physical = new Map(scan.fields.map((field) => [field.column.id, quoteIdentifier(field.physical)]));
-    this.scanExpressions = new ExpressionCompiler(params, nonNegative, (id) => physical.get(id) ?? columnName(id));
+    for (const scan of scans) {
+      const physical = new Map(scan.fields.map((field) => [field.column.id, quoteIdentifier(field.physical)]));
+      this.scanExpressions.set(scan, new ExpressionCompiler(params, nonNegative, (id) => physical.get(id) ?? columnName(id)));
+    }
   }
 
   /**
@@ -270,7 +319,143 @@ class PlanCompiler {
         const { input, tail } = this.limitParts(node, needed);
         return `SELECT * FROM (${input}) AS q${tail}`;
       }
+      case 'values':
+        return this.values(node);
+      case 'union':
+        return node.inputs
+          .map((input) => {
+            const columns = input.columns.map((id, index) => `${columnName(id)} AS ${columnName((node.columns[index] as PlanColumn).id)}`);
+            return `SELECT ${columns.join(', ')} FROM (${this.block(input.node, new Set(input.columns))}) AS q`;
+          })
+          .join(' UNION ALL ');
+      case 'join':
+        return this.join(node);
+      case 'mvexpand':
+        return this.mvExpand(node);
+      case 'series':
+        return this.series(node);
     }
+  }
+
+  private scanCompiler(scan: ScanNode): ExpressionCompiler {
+    const compiler = this.scanExpressions.get(scan);
+    if (!compiler) throw new Error(`The scan of ${scan.dataset} was not given to the compiler.`);
+    return compiler;
+  }
+
+  /** Rows written in the query, in their order (the hidden row number orders them). */
+  private values(node: ValuesNode): string {
+    if (node.rows.length === 0) {
+      return `SELECT ${node.columns.map((column) => `CAST(NULL AS ${SQL_TYPES[column.type]}) AS ${columnName(column.id)}`).join(', ')} WHERE false`;
+    }
+    return node.rows
+      .map((row) => `SELECT ${row.map((expr, index) => `${this.expressions.compile(expr)} AS ${columnName((node.columns[index] as PlanColumn).id)}`).join(', ')}`)
+      .join(' UNION ALL ');
+  }
+
+  private join(node: JoinNode): string {
+    const sideColumns = (side: 'left' | 'right'): Set<number> =>
+      new Set([...node.outputs.filter((item) => item.side === side).map((item) => item.source), ...node.on.map((key) => key[side])]);
+    const left = this.block(node.left, sideColumns('left'));
+    let right = this.block(node.right, sideColumns('right'));
+    const on = (l: string, r: string): string => node.on.map((key) => `${l}.${columnName(key.left)} = ${r}.${columnName(key.right)}`).join(' AND ');
+    const select = node.outputs.map((item) => `${item.side === 'left' ? 'l' : 'r'}.${columnName(item.source)} AS ${columnName(item.column.id)}`).join(', ');
+    switch (node.joinKind) {
+      case 'innerunique': {
+        // The first matching right row (in the right side's order) for each left row.
+        const keys = node.on.map((key) => columnName(key.right)).join(', ');
+        const order = orderClause(node.right.order);
+        right = `SELECT * FROM (${right}) AS q QUALIFY row_number() OVER (PARTITION BY ${keys}${order}) = 1`;
+        return `SELECT ${select} FROM (${left}) AS l INNER JOIN (${right}) AS r ON ${on('l', 'r')}`;
+      }
+      case 'inner':
+      case 'leftouter':
+      case 'rightouter':
+      case 'fullouter': {
+        const sql = { inner: 'INNER', leftouter: 'LEFT', rightouter: 'RIGHT', fullouter: 'FULL' }[node.joinKind];
+        return `SELECT ${select} FROM (${left}) AS l ${sql} JOIN (${right}) AS r ON ${on('l', 'r')}`;
+      }
+      case 'leftsemi':
+      case 'leftanti':
+        return `SELECT ${select} FROM (${left}) AS l ${node.joinKind === 'leftsemi' ? 'SEMI' : 'ANTI'} JOIN (${right}) AS r ON ${on('l', 'r')}`;
+      case 'rightsemi':
+      case 'rightanti':
+        return `SELECT ${select} FROM (${right}) AS r ${node.joinKind === 'rightsemi' ? 'SEMI' : 'ANTI'} JOIN (${left}) AS l ON ${on('l', 'r')}`;
+    }
+  }
+
+  /**
+   * One row per index below the longest expanded value's length, beside its input row: a JSON
+   * array's elements, a bag's properties, a scalar (or null) once; an empty array no row.
+   */
+  private mvExpand(node: MvExpandNode): string {
+    const needed = new Set(node.outputs.map((item) => item.source));
+    const input = this.block(node.input, needed);
+    const i = 't.i';
+    const sources = [...new Set(node.outputs.filter((item) => item.expand).map((item) => item.source))].map((id) => `q.${columnName(id)}`);
+    const length = (x: string): string =>
+      `CASE WHEN ${x} IS NULL OR NOT json_valid(${x}) THEN 1 WHEN json_type(${x}) = 'ARRAY' THEN json_array_length(${x}) WHEN json_type(${x}) = 'OBJECT' THEN len(json_keys(${x})) ELSE 1 END`;
+    const longest = sources.length === 1 ? length(sources[0] as string) : `greatest(${sources.map(length).join(', ')})`;
+    const count = node.limit !== undefined ? `least(${longest}, ${sqlInteger(node.limit)})` : longest;
+    const element = (x: string, bag: 'bag' | 'array'): string => {
+      const key = `json_keys(${x})[${i} + 1]`;
+      const path = `concat('$."', replace(replace(${key}, '\\', '\\\\'), '"', '\\"'), '"')`;
+      const property = bag === 'bag' ? `json_object(${key}, json_extract(${x}, ${path}))` : `json_array(${key}, json_extract(${x}, ${path}))`;
+      return (
+        `CASE WHEN ${x} IS NULL THEN NULL WHEN NOT json_valid(${x}) THEN CASE WHEN ${i} = 0 THEN CAST(to_json(${x}) AS VARCHAR) END ` +
+        `WHEN json_type(${x}) = 'ARRAY' THEN CAST(json_extract(${x}, ${i}) AS VARCHAR) ` +
+        `WHEN json_type(${x}) = 'OBJECT' THEN CAST(${property} AS VARCHAR) ` +
+        `WHEN ${i} = 0 THEN ${x} END`
+      );
+    };
+    const columns = node.outputs.map((item) =>
+      item.expand ? `${element(`q.${columnName(item.source)}`, item.expand)} AS ${columnName(item.column.id)}` : `q.${columnName(item.source)} AS ${columnName(item.column.id)}`,
+    );
+    columns.push(`${i} AS ${columnName(node.itemIndex.id)}`);
+    if (this.carrying) columns.push(`q.${quoteIdentifier(MATCHED)}`);
+    return `SELECT ${columns.join(', ')} FROM (${input}) AS q, range(0, CAST(${count} AS BIGINT)) AS t(i)`;
+  }
+
+  /**
+   * make-series: each group's bins and values as lists ordered by bin, then one array element per
+   * bin of the range (the data's first to last bin without one), a missing bin the default.
+   */
+  private series(node: SeriesNode): string {
+    const needed = new Set([...node.keys.map((key) => key.input), node.binColumn, ...node.values.map((value) => value.input)]);
+    const input = this.block(node.input, needed);
+    const bin = columnName(node.binColumn);
+    const lo = quoteIdentifier('s_lo');
+    const n = quoteIdentifier('s_n');
+    const step = sqlInteger(node.step);
+    const bounds = node.range
+      ? `${this.params.bind(node.range.from, 'BIGINT')} AS ${lo}, ${sqlInteger((node.range.to - node.range.from + node.step - 1n) / node.step)} AS ${n}`
+      : `min(${bin}) OVER () AS ${lo}, (max(${bin}) OVER () - min(${bin}) OVER ()) // ${step} + 1 AS ${n}`;
+    const keys = node.keys.map((key) => columnName(key.input));
+    const list = (sql: string): string => `list(${sql} ORDER BY ${bin})`;
+    const element = (value: SeriesNode['values'][number]): string => {
+      const type = node.input.columns.find((column) => column.id === value.input)?.type;
+      const sql = columnName(value.input);
+      return type === 'dynamic' ? `CAST(${sql} AS JSON)` : type === 'datetime' ? formatDatetimeSql(sql) : sql;
+    };
+    const lists = [
+      `${list(bin)} AS ${quoteIdentifier('s_bins')}`,
+      ...node.values.map((value, index) => `${list(element(value))} AS ${quoteIdentifier(`s_v${index}`)}`),
+    ];
+    // The matched-rows counter an aggregation below carries is one value on every row.
+    const carried = this.carrying ? [`any_value(${quoteIdentifier(MATCHED)}) AS ${quoteIdentifier(MATCHED)}`] : [];
+    const grouped = `SELECT ${[...keys, ...lists, ...carried, lo, n].join(', ')} FROM (SELECT *, ${bounds} FROM (${input}) AS q) AS q GROUP BY ${[...keys, lo, n].join(', ')}`;
+    const at = `${lo} + i * ${step}`;
+    const arrays = node.values.map((value, index) => {
+      const found = `list_extract(${quoteIdentifier(`s_v${index}`)}, list_position(${quoteIdentifier('s_bins')}, ${at}))`;
+      return `CAST(to_json(list_transform(range(0, ${n}), i -> coalesce(${found}, ${this.expressions.compile(value.defaultValue)}))) AS VARCHAR) AS ${columnName(value.column.id)}`;
+    });
+    const columns = [
+      ...node.keys.map((key) => `${columnName(key.input)} AS ${columnName(key.column.id)}`),
+      ...arrays,
+      `CAST(to_json(list_transform(range(0, ${n}), i -> ${formatDatetimeSql(`(${at})`)})) AS VARCHAR) AS ${columnName(node.time.id)}`,
+      ...(this.carrying ? [quoteIdentifier(MATCHED)] : []),
+    ];
+    return `SELECT ${columns.join(', ')} FROM (${grouped}) AS s`;
   }
 
   /** A limit's input, and the ` ORDER BY … LIMIT n` that takes its first rows (no more than `cap`). */
@@ -290,7 +475,7 @@ class PlanCompiler {
     const conditions = [
       `${time} >= ${this.params.bind(node.time.start, 'BIGINT')}`,
       `${time} < ${this.params.bind(node.time.end, 'BIGINT')}`,
-      ...predicates.map((predicate) => this.scanExpressions.compile(predicate, 'predicate')),
+      ...predicates.map((predicate) => this.scanCompiler(node).compile(predicate, 'predicate')),
     ];
     return `SELECT ${columns.join(', ')} FROM ${quoteIdentifier(node.table)} WHERE ${conditions.join(' AND ')}`;
   }

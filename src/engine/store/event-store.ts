@@ -148,6 +148,8 @@ export interface EventStore extends EventReader {
   dropDataset(dataset: string): Promise<boolean>;
   /** Throws unless the store can serve now: open, a connection answers, staged batches can be written. Used by /readyz. */
   check(): Promise<void>;
+  /** Loads at once what waits to be loaded again after a failure whose cause has gone (space freed on a full disk). */
+  resume(): void;
   /** Waits for writes in flight, stops reads, checkpoints and closes the file. */
   close(): Promise<void>;
 }
@@ -429,6 +431,10 @@ class DuckDBEventStore implements EventStore {
     this.log?.check();
     this.loader.check();
     await this.readLoaded({ timeoutMs: READY_CHECK_TIMEOUT_MS, maxRows: 1 }, false, (run) => run('SELECT 1', []));
+  }
+
+  resume(): void {
+    this.loader.retryNow();
   }
 
   async createDataset(dataset: string): Promise<boolean> {

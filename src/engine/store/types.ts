@@ -39,6 +39,11 @@ export interface EventReader {
   /** The dataset's table and fields, or undefined when no such dataset has events storage. */
   schema(dataset: string): DatasetSchema | undefined;
   /**
+   * The datasets the reader may query, for patterns such as `union github*`; without it a
+   * pattern matches none.
+   */
+  datasets?(): string[];
+  /**
    * Runs `work` on one pooled connection inside a read transaction, so that every statement it
    * issues sees the same committed data. The budget covers the whole of `work`.
    */

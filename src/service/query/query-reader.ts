@@ -1,5 +1,5 @@
 import type { EventReader } from '../../engine/store/types.js';
-import type { Principal } from '../access/capabilities.js';
+import { allows, type Principal } from '../access/capabilities.js';
 import { requireAccess } from '../access/gate.js';
 import type { VirtualFieldStore } from '../vfields/store.js';
 
@@ -18,6 +18,8 @@ export function createQueryReaders(events: EventReader, vfields: VirtualFieldSto
       const virtualFields = vfields.definitions(dataset);
       return virtualFields.length === 0 ? schema : { ...schema, virtualFields };
     },
+    // A pattern (`union github*`) matches only the datasets the principal may query.
+    datasets: () => (events.datasets?.() ?? []).filter((dataset) => allows(principal, { dataset, capability: 'query', action: 'read' })),
     read: (budget, work) => events.read(budget, work),
     readOne: (budget, sql, params) => events.readOne(budget, sql, params),
     windowRows: (table, start, end) => events.windowRows(table, start, end),

@@ -110,6 +110,41 @@ describe('parser', () => {
     expect(predicate.operatorLoc).toMatchObject({ line: 3, column: 16 });
   });
 
+  it('parses the three kinds of let, set, and the sources written in the query', () => {
+    const query = parse("set stricttypes;\nlet n = 5;\nlet T = logs | take 1;\nlet f = (a:long, b:string = 'x') { let c = a; c * 2 };\nT");
+    expect(query.sets.map((statement) => statement.name.name)).toEqual(['stricttypes']);
+    expect(query.lets.map((statement) => [statement.name.name, statement.value.kind])).toEqual([
+      ['n', 'Int'],
+      ['T', 'Tabular'],
+      ['f', 'Function'],
+    ]);
+    expect(shape(query.lets[2])).toMatchObject({ value: { params: [{ name: { name: 'a' }, type: { name: 'long' } }, { name: { name: 'b' }, defaultValue: { value: 'x' } }], lets: [{ name: { name: 'c' } }] } });
+    expect(parse('print a = 1, 2').source).toMatchObject({ kind: 'Print', assignments: [{ name: { name: 'a' } }, { name: undefined }] });
+    expect(parse("datatable(a:long, b:string) [1, 'x',]").source).toMatchObject({ kind: 'Datatable', columns: [{ name: { name: 'a' } }, { name: { name: 'b' } }], values: [{ value: 1n }, { value: 'x' }] });
+    // A dataset named like a source keyword stays a dataset.
+    expect(parse('print | take 1').source).toMatchObject({ kind: 'Source', name: 'print' });
+  });
+
+  it('parses union, join, lookup, make-series and mv-expand with their options', () => {
+    const query = parse(
+      "T | union withsource=src github*, (U | take 1), ['x']\n| join kind=leftanti V on key, $left.a == $right.['b.c']\n| lookup kind=inner W on k" +
+        '\n| make-series n = count() default = 0 on _time from ago(1h) to now() step 1m by m\n| mv-expand kind=bag with_itemindex=i x to typeof(long), y limit 5',
+    );
+    expect(query.operators.map((op) => op.kind)).toEqual(['Union', 'Join', 'Lookup', 'MakeSeries', 'MvExpand']);
+    expect(shape(query.operators[0])).toMatchObject({ withSource: { name: 'src' }, tables: [{ kind: 'DatasetPattern', pattern: 'github*' }, { kind: 'Tabular' }, { kind: 'Source', name: 'x' }] });
+    expect(shape(query.operators[1])).toMatchObject({ joinKind: 'leftanti', right: { name: 'V' }, on: [{ left: { name: 'key' } }, { left: { kind: 'Member' }, right: { kind: 'Index' } }] });
+    expect(shape(query.operators[2])).toMatchObject({ joinKind: 'inner' });
+    expect(shape(query.operators[3])).toMatchObject({ aggregates: [{ name: { name: 'n' } }], defaultValue: { value: '0n' }, on: { name: '_time' }, by: [{ value: { name: 'm' } }] });
+    expect(shape(query.operators[4])).toMatchObject({ bagKind: 'bag', itemIndex: { name: 'i' }, items: [{ toType: { name: 'long' } }, { value: { name: 'y' } }], limit: { value: '5n' } });
+  });
+
+  it('says where a join condition or an option is wrong', () => {
+    expect(errorOf('T | join U on a > b').message).toBe('line 1, column 15: a join condition is a column name or an equality such as $left.id == $right.trace_id; separate conditions with commas');
+    expect(errorOf('T | lookup kind=rightouter U on a').message).toBe("line 1, column 17: unknown lookup kind 'rightouter'; expected leftouter or inner");
+    expect(errorOf('T | mv-expand kind=list a').message).toBe("line 1, column 20: unknown kind 'list'; expected bag or array");
+    expect(errorOf('T | make-series count() on _time').message).toBe("line 1, column 33: expected 'step', found the end of the query");
+  });
+
   it('binds and tighter than or, comparisons tighter than and, * tighter than +', () => {
     expect(shape(whereOf('a or b and c == 1 + 2 * 3'))).toEqual({
       kind: 'Binary',

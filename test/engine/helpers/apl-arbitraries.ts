@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { AGGREGATE_NAMES } from '../../../src/engine/aggregations/index.js';
+import { JOIN_KINDS } from '../../../src/engine/apl/ast.js';
 import { FUNCTION_NAMES } from '../../../src/engine/functions/index.js';
 
 /** Arbitraries of APL text for property tests: token soups, and queries built from the grammar. */
@@ -31,6 +32,7 @@ function literal(): fc.Arbitrary<string> {
     fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => (Number.isInteger(value) ? `${value}.0` : String(value))),
     fc.string({ maxLength: 8 }).map((text) => JSON.stringify(text)),
     fc.constantFrom('true', 'false', '1h', '30s', '100ms', 'datetime(2024-01-01T06:00:00Z)', 'int(null)', 'string(null)', 'dynamic(["a", 1])', '9223372036854775807'),
+    fc.constantFrom('dynamic([1h, -2s, null])', 'dynamic([[1, 2], {"": 3, "a.b": [4]}])', 'dynamic({})', 'dynamic([])', 'dynamic([1.5, null, -3])'),
   );
 }
 
@@ -47,9 +49,14 @@ export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
       fc.tuple(tie('expr'), fc.array(literal(), { minLength: 1, maxLength: 3 }), fc.constantFrom('in', '!in', 'in~')).map(([a, items, op]) => `${a} ${op} (${items.join(', ')})`),
       fc.tuple(tie('expr'), literal(), literal()).map(([a, low, high]) => `${a} between (${low} .. ${high})`),
       tie('expr').map((a) => `-${a}`),
+      fc.tuple(tie('expr'), fc.constantFrom('[0]', '[-1]', "['a.b']", "['']", '.a', '[1][0]')).map(([a, index]) => `${a}${index}`),
     ),
   }));
-  const aggregate = fc.tuple(fc.constantFrom(...AGGREGATES), fc.array(fc.oneof(name, literal(), expr), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`);
+  const aggregate = fc.oneof(
+    fc.tuple(fc.constantFrom(...AGGREGATES), fc.array(fc.oneof(name, literal(), expr), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`),
+    // Named outputs: allowed in arg_max/arg_min, refused elsewhere.
+    fc.tuple(fc.constantFrom('arg_max', 'arg_min', 'make_list', 'spotlight'), expr, fc.constantFrom('n', "['n.m']", 'status'), expr).map(([fn, a, n, b]) => `${fn}(${a}, ${n} = ${b})`),
+  );
   const operator = fc.oneof(
     expr.map((e) => `where ${e}`),
     fc.tuple(fc.constantFrom('a', 'b', 'status'), expr).map(([n, e]) => `extend ${n} = ${e}`),
@@ -65,6 +72,16 @@ export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
     name.map((n) => `distinct ${n}`),
     name.map((n) => `project-away ${n}`),
     fc.string({ maxLength: 6 }).map((term) => `search ${JSON.stringify(term)}`),
+    fc.constant('getschema'),
+    fc.tuple(fc.constantFrom('', 'withsource=src '), fc.constantFrom('logs', '(logs | take 3)', "(datatable(a:long) [1, 2])", 'l*')).map(([option, table]) => `union ${option}${table}`),
+    fc.tuple(fc.constantFrom(...JOIN_KINDS), fc.oneof(name, expr)).map(([kind, key]) => `join kind=${kind} (logs | take 5) on ${key}`),
+    fc.tuple(fc.constantFrom('leftouter', 'inner'), name).map(([kind, key]) => `lookup kind=${kind} (logs | take 5) on ${key}`),
+    fc.tuple(aggregate, fc.constantFrom('', ' from ago(1h) to now()', ' from now() to ago(1h)'), fc.constantFrom('1m', '1h', '0s', '1'), fc.array(name, { maxLength: 1 })).map(
+      ([agg, range, step, keys]) => `make-series ${agg} on _time${range} step ${step}${keys.length > 0 ? ` by ${keys.join(', ')}` : ''}`,
+    ),
+    fc.tuple(fc.constantFrom('', 'kind=bag ', 'with_itemindex=i '), fc.oneof(name, expr), fc.constantFrom('', ' to typeof(long)', ' to typeof(string)'), fc.constantFrom('', ' limit 2')).map(
+      ([option, value, type, limit]) => `mv-expand ${option}v = ${value}${type}${limit}`,
+    ),
     fc.tuple(fc.string({ maxLength: 6 }), name, fc.string({ maxLength: 6 })).map(([a, n, b]) => `search ${JSON.stringify(a)} or not ${n}:${JSON.stringify(b)}`),
     fc.tuple(fc.constantFrom('has', 'contains', 'matches regex'), fc.string({ maxLength: 6 })).map(([op, term]) => `where * ${op} ${JSON.stringify(term)}`),
     fc.tuple(name, fc.constantFrom('asc', 'desc', 'granny-asc', '')).map(([n, order]) => `project-reorder ${n}, * ${order}`),

@@ -30,6 +30,26 @@ describe('query limits', () => {
     expect(after.tables[0]?.columns).toEqual([[COUNT]]);
   });
 
+  it('stops a join, a make-series and an mv-expand past their time budget', async () => {
+    // Every row paired with every row of its method: billions of pairs.
+    for (const apl of [
+      'logs | join kind=inner logs on method | count',
+      'logs | make-series count() on _time from datetime(2024-01-01) to datetime(2024-01-03) step 2s by message | count',
+      'logs | extend a = range(1, 100000) | mv-expand a | summarize sum(toint(a))',
+    ]) {
+      const started = Date.now();
+      const error = await run(apl, { timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(error, apl).toMatchObject({ code: 'query_timeout' });
+      expect(Date.now() - started, apl).toBeLessThan(5000);
+    }
+  });
+
+  it('cuts an mv-expand result at the row cap', async () => {
+    const result = await run('logs | take 100 | extend a = dynamic([1, 2, 3]) | mv-expand a | project a', { maxRows: 100 });
+    expect(result.tables[0]?.columns[0]).toHaveLength(100);
+    expect(result.status.isPartial).toBe(true);
+  });
+
   it('cancels a query whose caller went away', async () => {
     const controller = new AbortController();
     const pending = run(HEAVY, {}, controller.signal);
