@@ -1058,6 +1058,8 @@ class Parser {
     const raw = token.raw ?? '';
     if (raw === 'null') return { kind: 'TypedNull', type: token.value, loc: this.locFrom(token) };
     if (token.value === 'datetime') {
+      const timeOfDay = parseTimeOfDay(raw);
+      if (timeOfDay !== undefined) return { kind: 'Datetime', value: timeOfDay, timeOfDay: true, loc: this.locFrom(token) };
       const value = parseDatetime(raw);
       if (value === undefined) {
         throw new AplError('syntax', `invalid datetime '${raw}'; expected a date or an ISO 8601 time such as 2024-01-15T14:00:00Z`, token);
@@ -1126,6 +1128,9 @@ class Parser {
         // `datetime(…)` and `timespan(…)` (or `datetime(null)`): their text, as inside any dynamic value.
         this.advance();
         const typed = this.typedLiteral(token);
+        if (typed.kind === 'Datetime' && typed.timeOfDay) {
+          throw new AplError('syntax', `a datetime without a date, '${token.raw ?? ''}', is today's only outside dynamic(…): write the date too`, token);
+        }
         if (typed.kind === 'Datetime') return formatDatetime(typed.value);
         if (typed.kind === 'Timespan') return formatGoDuration(typed.value);
         return null;
@@ -1269,4 +1274,17 @@ function describeToken(token: Token): string {
     default:
       return `'${token.kind}'`;
   }
+}
+
+/**
+ * `hh:mm[:ss[.fffffffff]]` alone, which the data types page reads as that time today: the
+ * nanoseconds into the day, or undefined for anything else.
+ */
+function parseTimeOfDay(raw: string): bigint | undefined {
+  const match = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/.exec(raw);
+  if (!match) return undefined;
+  const [hours, minutes, seconds] = [Number(match[1]), Number(match[2]), Number(match[3] ?? '0')];
+  if (hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  const fraction = BigInt((match[4] ?? '').padEnd(9, '0'));
+  return ((BigInt(hours) * 60n + BigInt(minutes)) * 60n + BigInt(seconds)) * 1_000_000_000n + fraction;
 }
