@@ -385,35 +385,37 @@ class PlanCompiler {
   }
 
   /**
-   * One row per index below the longest expanded value's length, beside its input row: a JSON
-   * array's elements, a bag's properties, a scalar (or null) once; an empty array no row.
+   * One row per index below the longest expanded value's length, beside its input row. Each
+   * expanded value becomes a list of JSON texts once per row — a JSON array's elements (parsed
+   * once, by one cast), a bag's properties, a scalar (or null) as itself — and a lateral `range`
+   * indexes the lists in parallel; an empty array gives no row.
    */
   private mvExpand(node: MvExpandNode): string {
     const needed = new Set(node.outputs.map((item) => item.source));
     const input = this.block(node.input, needed);
-    const i = 't.i';
-    const sources = [...new Set(node.outputs.filter((item) => item.expand).map((item) => item.source))].map((id) => `q.${columnName(id)}`);
-    const length = (x: string): string =>
-      `CASE WHEN ${x} IS NULL OR NOT json_valid(${x}) THEN 1 WHEN json_type(${x}) = 'ARRAY' THEN json_array_length(${x}) WHEN json_type(${x}) = 'OBJECT' THEN len(json_keys(${x})) ELSE 1 END`;
-    const longest = sources.length === 1 ? length(sources[0] as string) : `greatest(${sources.map(length).join(', ')})`;
-    const count = node.limit !== undefined ? `least(${longest}, ${sqlInteger(node.limit)})` : longest;
-    const element = (x: string, bag: 'bag' | 'array'): string => {
-      const key = `json_keys(${x})[${i} + 1]`;
-      const path = `concat('$."', replace(replace(${key}, '\\', '\\\\'), '"', '\\"'), '"')`;
-      const property = bag === 'bag' ? `json_object(${key}, json_extract(${x}, ${path}))` : `json_array(${key}, json_extract(${x}, ${path}))`;
+    const expanded = [...new Map(node.outputs.filter((item) => item.expand).map((item) => [`${item.source}:${item.expand}`, item])).values()];
+    const listName = (item: { source: number; expand?: 'bag' | 'array' }): string =>
+      quoteIdentifier(`l${expanded.findIndex((candidate) => candidate.source === item.source && candidate.expand === item.expand)}`);
+    const elements = (x: string, bag: 'bag' | 'array'): string => {
+      const path = `concat('$."', replace(replace(k, '\\', '\\\\'), '"', '\\"'), '"')`;
+      const property = bag === 'bag' ? `json_object(k, json_extract(${x}, ${path}))` : `json_array(k, json_extract(${x}, ${path}))`;
       return (
-        `CASE WHEN ${x} IS NULL THEN NULL WHEN NOT json_valid(${x}) THEN CASE WHEN ${i} = 0 THEN CAST(to_json(${x}) AS VARCHAR) END ` +
-        `WHEN json_type(${x}) = 'ARRAY' THEN CAST(json_extract(${x}, ${i}) AS VARCHAR) ` +
-        `WHEN json_type(${x}) = 'OBJECT' THEN CAST(${property} AS VARCHAR) ` +
-        `WHEN ${i} = 0 THEN ${x} END`
+        `CASE WHEN ${x} IS NULL THEN [CAST(NULL AS VARCHAR)] WHEN NOT json_valid(${x}) THEN [CAST(to_json(${x}) AS VARCHAR)] ` +
+        `WHEN json_type(${x}) = 'ARRAY' THEN CAST(CAST(${x} AS JSON[]) AS VARCHAR[]) ` +
+        `WHEN json_type(${x}) = 'OBJECT' THEN list_transform(json_keys(${x}), k -> CAST(${property} AS VARCHAR)) ` +
+        `ELSE [${x}] END`
       );
     };
+    const lists = expanded.map((item) => `${elements(`q.${columnName(item.source)}`, item.expand ?? 'array')} AS ${listName(item)}`);
+    const lengths = expanded.map((item) => `len(${listName(item)})`);
+    const longest = lengths.length === 1 ? (lengths[0] as string) : `greatest(${lengths.join(', ')})`;
+    const count = node.limit !== undefined ? `least(${longest}, ${sqlInteger(node.limit)})` : longest;
     const columns = node.outputs.map((item) =>
-      item.expand ? `${element(`q.${columnName(item.source)}`, item.expand)} AS ${columnName(item.column.id)}` : `q.${columnName(item.source)} AS ${columnName(item.column.id)}`,
+      item.expand ? `${listName(item)}[t.i + 1] AS ${columnName(item.column.id)}` : `q.${columnName(item.source)} AS ${columnName(item.column.id)}`,
     );
-    columns.push(`${i} AS ${columnName(node.itemIndex.id)}`);
+    columns.push(`t.i AS ${columnName(node.itemIndex.id)}`);
     if (this.carrying) columns.push(`q.${quoteIdentifier(MATCHED)}`);
-    return `SELECT ${columns.join(', ')} FROM (${input}) AS q, range(0, CAST(${count} AS BIGINT)) AS t(i)`;
+    return `SELECT ${columns.join(', ')} FROM (SELECT q.*, ${lists.join(', ')} FROM (${input}) AS q) AS q, range(0, CAST(${count} AS BIGINT)) AS t(i)`;
   }
 
   /**
