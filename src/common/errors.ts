@@ -112,6 +112,17 @@ export class UnavailableError extends TimemarkError {
   }
 }
 
+/**
+ * The disk holding the data dir is full: nothing was written, and the same request succeeds once
+ * space is freed. HTTP 507 Insufficient Storage. The message is the reply: it names the cause
+ * and the setting to change, which an operator needs and which leaks nothing.
+ */
+export class InsufficientStorageError extends TimemarkError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('disk_full', message, options);
+  }
+}
+
 /** The data dir cannot be used (not creatable, not writable, a file in the way, a pseudo file system). Exit code 1. */
 export class DataDirError extends TimemarkError {
   constructor(message: string, options: { cause?: unknown } = {}) {

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import type { Logger } from 'pino';
+import type { DiskWatch } from '../common/disk-full.js';
 import { createHttpApp } from '../common/http/app.js';
 import { jsonBody } from '../common/http/json-body.js';
 import type { ReadinessChecks } from '../common/http/ops-routes.js';
@@ -54,6 +55,8 @@ export interface ServiceDeps {
   metrics: ServiceMetrics;
   /** What /readyz checks, by name (`store`, …). */
   readiness: ReadinessChecks;
+  /** Turns a full disk, whichever store hit it, into a 507 (see src/common/disk-full.ts). */
+  disk: DiskWatch;
   clock?: () => number;
 }
 
@@ -72,6 +75,7 @@ export function createServiceApp(deps: ServiceDeps): Express {
     logger: deps.logger,
     metrics: deps.metrics,
     readiness: deps.readiness,
+    translateError: deps.disk.translate,
     notFoundHint: 'See the API reference, docs/local-service.md, for the routes this service serves.',
   };
   return createHttpApp(frame, (app) => {

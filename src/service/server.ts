@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { prepareDataDir } from '../common/data-dir.js';
+import { createDiskWatch } from '../common/disk-full.js';
 import { listenHttp } from '../common/http/listen.js';
 import { createLogger } from '../common/logger.js';
 import { loadOrCreateSecret } from '../common/secret-file.js';
@@ -19,7 +20,8 @@ import { createDatasets } from './datasets/datasets.js';
 import { createDatasetStore } from './datasets/store.js';
 import { createDecodePool } from '../engine/ingest/decode-pool.js';
 import { restageBody } from '../engine/ingest/restage.js';
-import { openEventStore, type EventStore } from '../engine/store/event-store.js';
+import type { EventStore } from '../engine/store/event-store.js';
+import { openReopeningEventStore } from '../engine/store/reopening-store.js';
 import { availableParallelism } from 'node:os';
 import { createServiceMetrics } from './ops/metrics.js';
 import { serviceReadiness } from './ops/readiness.js';
@@ -56,12 +58,17 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     ? loadOrCreateSecret(tokenFile, { prefix: API_TOKEN_PREFIX, what: 'service token', problem: tokenShapeProblem })
     : undefined;
   const db = openServiceDatabase(config.dataDir);
-  let events;
+  let events: EventStore | undefined;
+  // Once space is back, loads that failed for lack of it are retried at once, and a DuckDB
+  // database that a failed checkpoint invalidated is opened again (reopening-store.ts).
+  const disk = createDiskWatch({ dataDir: config.dataDir, setting: config.dataDirOption, logger, onSpaceBack: () => events?.resume() });
   try {
-    events = await openEventStore({
+    events = await openReopeningEventStore({
       dataDir: config.dataDir,
       restage: restageBody,
-      onBackgroundError: (error) => logger.warn({ err: error }, 'event store background work failed (a checkpoint, a load it retries, or measuring a table)'),
+      onBackgroundError: (error) => {
+        if (!disk.noteBackground(error)) logger.warn({ err: error }, 'event store background work failed (a checkpoint, a load it retries, or measuring a table)');
+      },
     });
   } catch (error) {
     db.close();
@@ -86,9 +93,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     logger,
     registry: metrics.registry,
     serviceUrl: () => serviceUrl,
+    noteDiskFull: disk.noteBackground,
     ...options.monitors,
   });
   const closeStores = async (): Promise<void> => {
+    disk.close();
     await monitors.stop();
     await decoder.close();
     await events.close();
@@ -109,7 +118,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     createdMs: serviceCreatedMs(db),
     logger,
     metrics,
-    readiness: serviceReadiness(db, events),
+    readiness: serviceReadiness(db, events, disk),
+    disk,
   });
   let listener;
   try {

@@ -93,6 +93,20 @@ describe('POST /v1/datasets/_apl and /v1/query/_apl', () => {
     }
   });
 
+  it("carries the checker's warnings in status.messages, in both formats", async () => {
+    const warning = {
+      priority: 'warn',
+      count: 1,
+      code: 'apl_whereclausealwaysevaluatestoTRUEwhichwillincludealldata_1',
+      msg: 'where clause always evaluates to TRUE, which will include all data',
+    };
+    for (const format of ['tabular', 'legacy']) {
+      const reply = await post(`/v1/datasets/_apl?format=${format}`, { apl: "['http-logs'] | where 1 == 1 | search \"*GET*\" | count", ...WINDOW });
+      expect(reply.status).toBe(200);
+      expect((reply.body.status as { messages: unknown[] }).messages).toEqual([warning]);
+    }
+  });
+
   it('answers a query error with 400 and the positioned detail', async () => {
     const reply = await post('/v1/datasets/_apl', { apl: "['http-logs']\n| summarize cnt() by method" });
     expect(reply).toEqual({

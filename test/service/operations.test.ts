@@ -1,3 +1,4 @@
+import { createDiskWatch } from '../../src/common/disk-full.js';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenHttp, type HttpListener } from '../../src/common/http/listen.js';
@@ -36,6 +37,7 @@ describe('the local service in operation', () => {
     const annotations = createAnnotationStore(db);
     const logger = createLogger({ name: 'timemark-service', level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     const metrics = createServiceMetrics({ countAnnotations: () => annotations.count() });
+    const disk = createDiskWatch({ dataDir, setting: '--data-dir / TIMEMARK_DATA_DIR', logger });
     const monitors = createMonitorRuntime({
       db,
       annotations,
@@ -59,7 +61,8 @@ describe('the local service in operation', () => {
       createdMs: Date.now(),
       logger,
       metrics,
-      readiness: serviceReadiness(db, events),
+      readiness: serviceReadiness(db, events, disk),
+      disk,
     });
     listener = await listenHttp(app, { port: 0, host: '127.0.0.1' });
   });
@@ -101,12 +104,12 @@ describe('the local service in operation', () => {
   });
 
   it('is ready while the store takes writes, and answers a fault with a 500 that hides it, logged with its stack', async () => {
-    expect(await (await fetch(`${listener.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok', events: 'ok' } });
+    expect(await (await fetch(`${listener.url}/readyz`)).json()).toEqual({ status: 'ready', checks: { store: 'ok', events: 'ok', disk: 'ok' } });
 
     db.close();
     const probe = await fetch(`${listener.url}/readyz`);
     expect(probe.status).toBe(503);
-    expect(await probe.json()).toEqual({ status: 'not ready', checks: { store: 'the SQLite store is closed', events: 'ok' } });
+    expect(await probe.json()).toEqual({ status: 'not ready', checks: { store: 'the SQLite store is closed', events: 'ok', disk: 'ok' } });
 
     const failed = await fetch(`${listener.url}/v2/annotations`, { headers: auth });
     const traceId = failed.headers.get('x-axiom-trace-id');

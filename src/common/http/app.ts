@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { TimemarkError } from '../errors.js';
 import type { HttpMetrics } from '../metrics.js';
 import { createErrorHandler, unknownPath } from './error-reply.js';
 import { observeRequests } from './observe.js';
@@ -16,6 +17,8 @@ export interface HttpAppOptions {
   dependencies?: ReadinessChecks;
   /** Where to look instead, in the 404 for a path no route claims. */
   notFoundHint: string;
+  /** See ErrorHandlerOptions.translate. */
+  translateError?: (error: unknown) => TimemarkError | undefined;
 }
 
 /**
@@ -37,6 +40,6 @@ export function createHttpApp(options: HttpAppOptions, mount: (app: Express) => 
   );
   mount(app);
   app.use(unknownPath(options.notFoundHint));
-  app.use(createErrorHandler({ logger: options.logger, component: options.component }));
+  app.use(createErrorHandler({ logger: options.logger, component: options.component, ...(options.translateError ? { translate: options.translateError } : {}) }));
   return app;
 }

@@ -8,6 +8,7 @@ import {
   AuthenticationError,
   ConflictError,
   InputError,
+  InsufficientStorageError,
   MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
@@ -28,6 +29,7 @@ const STATUS_BY_KIND: ReadonlyArray<readonly [abstract new (...args: never[]) =>
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [UnavailableError, 503],
+  [InsufficientStorageError, 507],
 ];
 
 /** The status an error answers with: 500 for anything that is not a known kind (a fault of ours). */
@@ -88,6 +90,11 @@ export interface ErrorHandlerOptions {
   logger: Logger;
   /** How the process is named in 5xx replies: "service", "bridge". */
   component: string;
+  /**
+   * The part's own reading of failures that would otherwise be a 500 or a 503 (the service: a
+   * full disk, whatever layer hit it); undefined leaves the error as it is.
+   */
+  translate?: (error: unknown) => TimemarkError | undefined;
 }
 
 /**
@@ -100,9 +107,11 @@ export function createErrorHandler(options: ErrorHandlerOptions): ErrorRequestHa
       next(error);
       return;
     }
-    const known = error instanceof TimemarkError ? error : fromBodyParserError(error);
+    let known = error instanceof TimemarkError ? error : fromBodyParserError(error);
+    if (!known || statusOf(known) >= 500) known = options.translate?.(error) ?? known;
     const status = known ? statusOf(known) : 500;
-    if (known && status < 500) {
+    // A 507's message is for the client, and whoever translated it logs the episode once, not once per request.
+    if (known && (status < 500 || status === 507)) {
       replyJson(res, status, known.message, known.replyMembers, known.replyHeaders);
       return;
     }

@@ -43,7 +43,9 @@ export function observeRequests(options: { logger: Logger; metrics: HttpMetrics 
       options.metrics.requests.inc({ method: req.method, route, status: String(status) });
       options.metrics.duration.observe({ method: req.method, route }, seconds);
       const line = { method: req.method, route, status, durationMs: Math.round(seconds * 10_000) / 10, traceId };
-      if (res.statusCode >= 500) options.logger.error(line, 'request');
+      // A 507 (a full disk) is one episode, logged as an error once where it begins: its requests are warnings.
+      if (res.statusCode === 507) options.logger.warn(line, 'request');
+      else if (res.statusCode >= 500) options.logger.error(line, 'request');
       else options.logger.info(line, 'request');
     });
     next();

@@ -108,8 +108,10 @@ class Lexer {
     const identifier = this.matchIdentifier(start);
     if (identifier !== undefined) {
       this.offset = start + identifier.length;
-      if (identifier === 'datetime' || identifier === 'timespan') {
-        const literal = this.readTypedLiteral(identifier, start);
+      // `date(…)` and `time(…)` are the data types page's other names for datetime and timespan.
+      const typed = identifier === 'date' ? 'datetime' : identifier === 'time' ? 'timespan' : identifier;
+      if (typed === 'datetime' || typed === 'timespan') {
+        const literal = this.readTypedLiteral(typed, start);
         if (literal) return;
       }
       const hyphenated = Object.hasOwn(HYPHENATED, identifier) ? HYPHENATED[identifier] : undefined;

@@ -135,6 +135,29 @@ export function formatDatetime(ns: bigint): string {
   return `${yearText}-${pad(month, 2)}-${pad(day, 2)}T${time}${fraction}Z`;
 }
 
+/**
+ * Go's `time.Duration.String()` of nanoseconds (`0s`, `1.5µs`, `100ms`, `1h30m0s`): how a
+ * timespan reads inside a dynamic value, as `tostring` writes it (sql/convert.ts's
+ * `goDurationSql` is the same rule in SQL).
+ */
+export function formatGoDuration(ns: bigint): string {
+  const sign = ns < 0n ? '-' : '';
+  const magnitude = ns < 0n ? -ns : ns;
+  const decimal = (value: bigint, unit: bigint): string => {
+    const fraction = value % unit;
+    const digits = unit.toString().length - 1;
+    return `${value / unit}${fraction === 0n ? '' : `.${pad(fraction, digits).replace(/0+$/, '')}`}`;
+  };
+  if (magnitude === 0n) return '0s';
+  if (magnitude < 1_000n) return `${sign}${magnitude}ns`;
+  if (magnitude < 1_000_000n) return `${sign}${decimal(magnitude, NS_PER.microsecond)}µs`;
+  if (magnitude < NS_PER.second) return `${sign}${decimal(magnitude, NS_PER.millisecond)}ms`;
+  const hours = magnitude / NS_PER.hour;
+  const minutes = (magnitude / NS_PER.minute) % 60n;
+  const seconds = decimal(magnitude % NS_PER.minute, NS_PER.second);
+  return `${sign}${hours > 0n ? `${hours}h` : ''}${hours > 0n || minutes > 0n ? `${minutes}m` : ''}${seconds}s`;
+}
+
 /** Kusto's timespan text: `[-][d.]hh:mm:ss[.fffffff]`, with the fraction trimmed of trailing zeros. */
 export function formatTimespan(ns: bigint): string {
   const sign = ns < 0n ? '-' : '';

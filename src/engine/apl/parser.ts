@@ -1,7 +1,7 @@
 import * as Ast from './ast.js';
 import { AplError } from './errors.js';
 import { DEFAULT_MAX_TOKENS, tokenize } from './lexer.js';
-import { INT64_MAX, INT64_MIN, parseDatetime, parseTimespan } from './literals.js';
+import { INT64_MAX, INT64_MIN, formatDatetime, formatGoDuration, parseDatetime, parseTimespan } from './literals.js';
 import { closestName } from './suggest.js';
 import { TokenKind, type Token } from './tokens.js';
 
@@ -546,9 +546,10 @@ class Parser {
 
   private parseSearch(start: Token): Ast.SearchOperator {
     let caseSensitive = false;
-    if (this.peekName('kind')) {
+    // `search kind:"server"` searches a field named kind; only `kind=` is the option.
+    if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
       this.advance();
-      this.expect(TokenKind.ASSIGN);
+      this.advance();
       const kind = this.parseIdentifier('case_sensitive or case_insensitive');
       if (kind.name === 'case_sensitive') caseSensitive = true;
       else if (kind.name !== 'case_insensitive' && kind.name !== 'default') {
@@ -1100,7 +1101,8 @@ class Parser {
             const key = this.peek();
             if (key.kind !== TokenKind.STRING) throw this.unexpected(key, 'a quoted key');
             this.advance();
-            this.expect(TokenKind.COLON);
+            // The reference writes a slot both as `"a": 1` and as `"a" = 1`.
+            if (!this.accept(TokenKind.ASSIGN)) this.expect(TokenKind.COLON);
             this.depth++;
             Object.defineProperty(object, key.value, { value: this.parseJson(), enumerable: true, writable: true, configurable: true });
             this.depth--;
@@ -1116,9 +1118,25 @@ class Parser {
       case TokenKind.REAL:
         this.advance();
         return Number(token.value);
+      case TokenKind.TIMESPAN:
+        // A timespan inside a dynamic value is its text, as `pack_array(1h)` gives it.
+        this.advance();
+        return formatGoDuration(BigInt(token.value));
+      case TokenKind.TYPED_LITERAL: {
+        // `datetime(…)` and `timespan(…)` (or `datetime(null)`): their text, as inside any dynamic value.
+        this.advance();
+        const typed = this.typedLiteral(token);
+        if (typed.kind === 'Datetime') return formatDatetime(typed.value);
+        if (typed.kind === 'Timespan') return formatGoDuration(typed.value);
+        return null;
+      }
       case TokenKind.MINUS: {
         this.advance();
         const number = this.peek();
+        if (number.kind === TokenKind.TIMESPAN) {
+          this.advance();
+          return formatGoDuration(-BigInt(number.value));
+        }
         if (number.kind !== TokenKind.INT && number.kind !== TokenKind.REAL) throw this.unexpected(number, 'a number');
         this.advance();
         return -Number(number.value);

@@ -45,7 +45,9 @@ export const TYPE_NAMES: Readonly<Record<string, ScalarType>> = {
   decimal: 'real',
   string: 'string',
   datetime: 'datetime',
+  date: 'datetime',
   timespan: 'timespan',
+  time: 'timespan',
   dynamic: 'dynamic',
 };
 

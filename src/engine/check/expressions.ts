@@ -51,7 +51,7 @@ export function bindExpression(node: Ast.Expression, scope: Scope, context: Bind
     case 'Index':
       return bindReference(node, scope, context);
     case 'Star':
-      return fail('syntax', "'*' is only allowed as an argument of arg_max() and arg_min()", node);
+      return fail('syntax', "'*' stands for every field only before a string operator, such as where * has \"x\", or as an argument of arg_max() and arg_min()", node);
     case 'Call':
       return bindCall(node, scope, context);
     case 'Unary':

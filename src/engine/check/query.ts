@@ -326,7 +326,8 @@ class QueryChecker implements TableChecker {
   private extendValid(node: PlanNode, assignments: readonly Ast.Assignment[]): PlanNode {
     const added = this.bindAssignments(node, assignments, true).map((item, index) => {
       const before = findColumn(this.scope(node), item.column.name);
-      const assignment = assignments[index] as Ast.Assignment;
+      // A name assigned twice is kept once, so the item is found by its name first.
+      const assignment = assignments.find((candidate) => candidate.name?.name === item.column.name) ?? (assignments[index] as Ast.Assignment);
       if (before && before.type !== item.expr.type) {
         fail('type_mismatch', `extend-valid keeps '${before.name}' (${before.type}) where the new value is not valid, so the new value must be a ${before.type} too, got ${item.expr.type}`, assignment);
       }

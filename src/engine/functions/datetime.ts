@@ -181,19 +181,22 @@ function fromUnixtime(unit: 'seconds' | 'milliseconds' | 'microseconds' | 'nanos
   };
 }
 
-// ── format_datetime ──────────────────────────────────────────────────────────────────────────
+// ── format_datetime, format_timespan ─────────────────────────────────────────────────────────
 
 /** Kusto's format specifiers, longest first, and the characters that may separate them. */
-const FORMAT_TOKEN = /^(?:yyyy|yy|y|MM|M|dd|d|HH|H|hh|h|mm|m|ss|s|tt|f{1,9}|F{1,9})/;
+const DATETIME_TOKEN = /^(?:yyyy|yy|y|MM|M|dd|d|HH|H|hh|h|mm|m|ss|s|tt|f{1,9}|F{1,9})/;
+const TIMESPAN_TOKEN = /^(?:d{1,8}|HH|H|hh|h|mm|m|ss|s|f{1,9}|F{1,9})/;
 const SEPARATORS = new Set([' ', '/', '-', ':', ',', '.', '_', '[', ']']);
+const DATETIME_SPECIFIERS = 'yyyy, yy, y, MM, M, dd, d, HH, H, hh, h, mm, m, ss, s, tt, f…, F…';
+const TIMESPAN_SPECIFIERS = 'd…, HH, H, hh, h, mm, m, ss, s, f…, F…';
 
 type FormatToken = { readonly specifier: string } | { readonly separator: string };
 
 /** A format string as its tokens, or the first character that is neither a specifier nor a separator. */
-function tokenizeFormat(format: string): FormatToken[] | { readonly bad: string } {
+function tokenizeFormat(format: string, specifiers: RegExp): FormatToken[] | { readonly bad: string } {
   const tokens: FormatToken[] = [];
   for (let i = 0; i < format.length; ) {
-    const match = FORMAT_TOKEN.exec(format.slice(i));
+    const match = specifiers.exec(format.slice(i));
     if (match) {
       tokens.push({ specifier: match[0] });
       i += match[0].length;
@@ -207,53 +210,99 @@ function tokenizeFormat(format: string): FormatToken[] | { readonly bad: string 
   return tokens;
 }
 
+const pad = (sql: string, width: number): string => `lpad(CAST(${sql} AS VARCHAR), ${width}, '0')`;
+
+/**
+ * The SQL concatenating a format's pieces: `specifier` gives each specifier's text but the
+ * fraction's, which comes from `nanos` (the nine digits below the second).
+ */
+function formatPieces(tokens: readonly FormatToken[], nanos: string, specifier: (s: string) => string): string {
+  const pieces: string[] = [];
+  tokens.forEach((token, index) => {
+    if ('separator' in token) {
+      // A '.' before F… digits that all turn out zero goes with them, as .NET writes it.
+      const next = tokens[index + 1];
+      if (token.separator === '.' && next && 'specifier' in next && next.specifier.startsWith('F')) return;
+      pieces.push(quoteString(token.separator));
+      return;
+    }
+    const s = token.specifier;
+    const previous = tokens[index - 1];
+    if (s.startsWith('f')) {
+      pieces.push(`left(${nanos}, ${s.length})`);
+    } else if (s.startsWith('F')) {
+      const digits = `rtrim(left(${nanos}, ${s.length}), '0')`;
+      const dot = previous && 'separator' in previous && previous.separator === '.' ? `'.' || ` : '';
+      pieces.push(`CASE WHEN ${digits} = '' THEN '' ELSE ${dot}${digits} END`);
+    } else {
+      pieces.push(specifier(s));
+    }
+  });
+  return pieces.length === 0 ? "''" : `concat(${pieces.join(', ')})`;
+}
+
+/** Binds a format call: the format must be a constant this writer can write. */
+function bindFormat(args: readonly Expr[], site: BindSite, specifiers: RegExp, listed: string, example: string): Expr {
+  const format = constantValue(args[1] as Expr);
+  if (typeof format !== 'string') fail('invalid_argument', `${site.name}() needs a constant format as argument 2, such as "${example}"`, argNode(site.node, 1));
+  const tokens = tokenizeFormat(format, specifiers);
+  if (!Array.isArray(tokens)) {
+    fail('invalid_argument', `${site.name}() cannot write '${tokens.bad}' in the format "${format}": use the specifiers ${listed} and the separators space / - : , . _ [ ]`, argNode(site.node, 1));
+  }
+  return call(site.name === 'format_timespan' ? 'format_timespan' : 'format_datetime', [args[0] as Expr, literal('string', format)], 'string');
+}
+
+function tokensOf(c: SqlCall, specifiers: RegExp): FormatToken[] {
+  const tokens = tokenizeFormat(String(c.value(1)), specifiers);
+  if (!Array.isArray(tokens)) throw new Error('A format call was bound with a format it cannot write.');
+  return tokens;
+}
+
 function formatDatetimeSql(c: SqlCall): string {
-  const tokens = tokenizeFormat(String(c.value(1)));
-  if (!Array.isArray(tokens)) throw new Error('format_datetime was bound with a format it cannot write.');
+  const tokens = tokensOf(c, DATETIME_TOKEN);
   return reuse(c.arg(0), 'fv', (ns) => {
     const ts = 'fts';
-      const pad = (sql: string, width: number): string => `lpad(CAST(${sql} AS VARCHAR), ${width}, '0')`;
-      const hour12 = `((hour(${ts}) + 11) % 12 + 1)`;
-      const nanos = `lpad(CAST(${positiveMod(ns, SECOND)} AS VARCHAR), 9, '0')`;
-      const pieces: string[] = [];
-      tokens.forEach((token, index) => {
-        if ('separator' in token) {
-          // A '.' before F… digits that all turn out zero goes with them, as .NET writes it.
-          const next = tokens[index + 1];
-          if (token.separator === '.' && next && 'specifier' in next && next.specifier.startsWith('F')) return;
-          pieces.push(quoteString(token.separator));
-          return;
-        }
-        const s = token.specifier;
-        const previous = tokens[index - 1];
-        if (s.startsWith('f')) pieces.push(`left(${nanos}, ${s.length})`);
-        else if (s.startsWith('F')) {
-          const digits = `rtrim(left(${nanos}, ${s.length}), '0')`;
-          const dot = previous && 'separator' in previous && previous.separator === '.' ? `'.' || ` : '';
-          pieces.push(`CASE WHEN ${digits} = '' THEN '' ELSE ${dot}${digits} END`);
-        } else {
-          const sql: Record<string, string> = {
-            yyyy: pad(`year(${ts})`, 4),
-            yy: pad(`year(${ts}) % 100`, 2),
-            y: `CAST(year(${ts}) % 100 AS VARCHAR)`,
-            MM: pad(`month(${ts})`, 2),
-            M: `CAST(month(${ts}) AS VARCHAR)`,
-            dd: pad(`day(${ts})`, 2),
-            d: `CAST(day(${ts}) AS VARCHAR)`,
-            HH: pad(`hour(${ts})`, 2),
-            H: `CAST(hour(${ts}) AS VARCHAR)`,
-            hh: pad(hour12, 2),
-            h: `CAST(${hour12} AS VARCHAR)`,
-            mm: pad(`minute(${ts})`, 2),
-            m: `CAST(minute(${ts}) AS VARCHAR)`,
-            ss: pad(`second(${ts})`, 2),
-            s: `CAST(second(${ts}) AS VARCHAR)`,
-            tt: `CASE WHEN hour(${ts}) < 12 THEN 'AM' ELSE 'PM' END`,
-          };
-          pieces.push(sql[s] ?? "''");
-        }
-      });
-    return bindOnce(timestampOf(ns), ts, pieces.length === 0 ? "''" : `concat(${pieces.join(', ')})`);
+    const hour12 = `((hour(${ts}) + 11) % 12 + 1)`;
+    const sql: Readonly<Record<string, string>> = {
+      yyyy: pad(`year(${ts})`, 4),
+      yy: pad(`year(${ts}) % 100`, 2),
+      y: `CAST(year(${ts}) % 100 AS VARCHAR)`,
+      MM: pad(`month(${ts})`, 2),
+      M: `CAST(month(${ts}) AS VARCHAR)`,
+      dd: pad(`day(${ts})`, 2),
+      d: `CAST(day(${ts}) AS VARCHAR)`,
+      HH: pad(`hour(${ts})`, 2),
+      H: `CAST(hour(${ts}) AS VARCHAR)`,
+      hh: pad(hour12, 2),
+      h: `CAST(${hour12} AS VARCHAR)`,
+      mm: pad(`minute(${ts})`, 2),
+      m: `CAST(minute(${ts}) AS VARCHAR)`,
+      ss: pad(`second(${ts})`, 2),
+      s: `CAST(second(${ts}) AS VARCHAR)`,
+      tt: `CASE WHEN hour(${ts}) < 12 THEN 'AM' ELSE 'PM' END`,
+    };
+    const nanos = `lpad(CAST(${positiveMod(ns, SECOND)} AS VARCHAR), 9, '0')`;
+    return bindOnce(timestampOf(ns), ts, formatPieces(tokens, nanos, (s) => sql[s] ?? "''"));
+  });
+}
+
+/** `format_timespan`: a negative timespan is written as its magnitude after a '-'. */
+function formatTimespanSql(c: SqlCall): string {
+  const tokens = tokensOf(c, TIMESPAN_TOKEN);
+  return reuse(c.arg(0), 'fs', (span) => {
+    const part = (unit: bigint, modulo?: bigint): string => `(abs(${span}) // ${sqlInteger(unit)}${modulo === undefined ? '' : ` % ${sqlInteger(modulo)}`})`;
+    const hours = part(NS_PER.hour, 24n);
+    const sql = (s: string): string => {
+      if (s.startsWith('d')) return pad(part(NS_PER.day), s.length);
+      if (s === 'HH' || s === 'hh') return pad(hours, 2);
+      if (s === 'H' || s === 'h') return `CAST(${hours} AS VARCHAR)`;
+      if (s === 'mm') return pad(part(NS_PER.minute, 60n), 2);
+      if (s === 'm') return `CAST(${part(NS_PER.minute, 60n)} AS VARCHAR)`;
+      if (s === 'ss') return pad(part(NS_PER.second, 60n), 2);
+      return `CAST(${part(NS_PER.second, 60n)} AS VARCHAR)`;
+    };
+    const nanos = `lpad(CAST(abs(${span}) % ${SECOND} AS VARCHAR), 9, '0')`;
+    return `CASE WHEN ${span} < 0 THEN '-' ELSE '' END || ${formatPieces(tokens, nanos, sql)}`;
   });
 }
 
@@ -424,15 +473,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       'A datetime written with a format of Kusto’s specifiers: yyyy, yy, y, MM, M, dd, d, HH, H, hh, h, mm, m, ss, s, tt (AM/PM), f… (1–9 fraction digits), F… (the same without trailing zeros), separated by space / - : , . _ [ ]; a null datetime gives the empty string.',
     params: [datetime('datetime'), text('format')],
     returns: 'string',
-    bind: (args, site) => {
-      const format = constantValue(args[1] as Expr);
-      if (typeof format !== 'string') fail('invalid_argument', 'format_datetime() needs a constant format as argument 2, such as "yyyy-MM-dd HH:mm:ss"', argNode(site.node, 1));
-      const tokens = tokenizeFormat(format);
-      if (!Array.isArray(tokens)) {
-        fail('invalid_argument', `format_datetime() cannot write '${tokens.bad}' in the format "${format}": use the specifiers yyyy, yy, y, MM, M, dd, d, HH, H, hh, h, mm, m, ss, s, tt, f…, F… and the separators space / - : , . _ [ ]`, argNode(site.node, 1));
-      }
-      return call('format_datetime', [args[0] as Expr, literal('string', format)], 'string');
-    },
+    bind: (args, site) => bindFormat(args, site, DATETIME_TOKEN, DATETIME_SPECIFIERS, 'yyyy-MM-dd HH:mm:ss'),
     sql: formatDatetimeSql,
     examples: [
       { apl: "format_datetime(datetime(2017-01-29 09:00:05), 'yy-MM-dd [HH:mm:ss]')", result: '17-01-29 [09:00:05]', type: 'string' },
@@ -444,6 +485,23 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       { apl: "format_datetime(_time, 'yyyy/MM/dd')", result: '2024/05/01' },
       { apl: "format_datetime(datetime(null), 'yyyy')", result: '' },
       { apl: "format_datetime(now(), 'yyyy-MM-dd %H')", error: 'format_datetime() cannot write \'%\' in the format "yyyy-MM-dd %H": use the specifiers yyyy, yy, y, MM, M, dd, d, HH, H, hh, h, mm, m, ss, s, tt, f…, F… and the separators space / - : , . _ [ ]' },
+    ],
+  },
+  {
+    name: 'format_timespan',
+    summary:
+      'A timespan written with a format of Kusto’s specifiers: d… (days, padded to the count of d), HH or hh (hours 00–23), H or h, mm, m, ss, s, f… (1–9 fraction digits), F… (the same without trailing zeros), separated by space / - : , . _ [ ]; a negative one starts with -.',
+    params: [timespan('timespan'), text('format')],
+    returns: 'string',
+    bind: (args, site) => bindFormat(args, site, TIMESPAN_TOKEN, TIMESPAN_SPECIFIERS, 'd.hh:mm:ss'),
+    sql: formatTimespanSql,
+    examples: [
+      { apl: "format_timespan(time(29.09:00:05.12345), 'dd.hh:mm:ss [fffff]')", result: '29.09:00:05 [12345]', type: 'string' },
+      { apl: "format_timespan(time(29.09:00:05.12345), 'ddd.h:mm:ss [fffffff]')", result: '029.9:00:05 [1234500]' },
+      { apl: "format_timespan(90m, 'hh:mm')", result: '01:30' },
+      { apl: "format_timespan(-1.5s, 's.FFF')", result: '-1.5' },
+      { apl: "format_timespan(2d, 'd.hh:mm:ss.FFF')", result: '2.00:00:00' },
+      { apl: "format_timespan(1h, 'hh %')", error: 'format_timespan() cannot write \'%\' in the format "hh %": use the specifiers d…, HH, H, hh, h, mm, m, ss, s, f…, F… and the separators space / - : , . _ [ ]' },
     ],
   },
   part('getmonth', (ts) => `month(${ts})`, 'The month (1–12, UTC) of a datetime.', [

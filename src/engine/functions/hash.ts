@@ -1,6 +1,6 @@
-import { argNode, fail } from '../check/context.js';
 import { toText } from '../sql/convert.js';
 import { reuse } from '../sql/reuse.js';
+import { SHA512_UDF } from '../sql/udfs.js';
 import { ANY, integer, oneOf } from './bind.js';
 import type { FunctionDef, SqlCall } from './types.js';
 
@@ -64,14 +64,15 @@ export const HASH_FUNCTIONS: readonly FunctionDef[] = [
   ]),
   {
     name: 'hash_sha512',
-    summary: 'The SHA-512 digest of the value’s text: not available locally (DuckDB has no SHA-512), a 400 that says so.',
+    summary: 'The SHA-512 digest of the value’s text (as tostring() writes it), as 128 lower-case hexadecimal digits.',
     params: [oneOf('source', ANY)],
     returns: 'string',
-    bind: (_args, site) =>
-      fail('not_available_locally', 'hash_sha512() is not available in the local service, whose DuckDB has no SHA-512 digest; use hash_sha256() for a SHA-2 digest', argNode(site.node, 0)),
+    sql: (c) => `${SHA512_UDF}(${digestInput(c)})`,
     examples: [
-      { apl: 'strlen(hash_sha256("World"))', result: 64 },
-      { apl: 'hash_sha512("World")', error: 'hash_sha512() is not available in the local service, whose DuckDB has no SHA-512 digest; use hash_sha256() for a SHA-2 digest' },
+      { apl: 'hash_sha512("World")', result: '8ea77393a42ab8fa92500fb077a9509cc32bc95e72712efa116edaf2edfae34fbb682efdd6c5dd13c117e08bd4aaef71291d8aace2f890273081d0677c16df0f', type: 'string' },
+      { apl: 'hash_sha512(id)', result: '5f7cf5f0972adc714389cc868973c0fa8c61f99683301719a16587ca8e8c637d46504b72ceb06611454eed3854c32411c8f057225681148fc4f8fbd01fa7fbe2' },
+      { apl: 'hash_sha512(string(null))', result: 'cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e' },
+      { query: "['sample-http-logs'] | extend hashed_id = hash_sha512(id) | summarize request_count = count() by hashed_id | count", rows: [{ count: 6 }] },
     ],
   },
 ];

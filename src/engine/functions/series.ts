@@ -122,18 +122,23 @@ function statistics(series: string): [string, string][] {
 }
 
 /**
- * The index of the nearest non-null element of `series` before position `i` (`before`) or
- * after it, null when there is none.
+ * For each position of `series`, the position (zero-based) of the nearest non-null element at or
+ * before it (`before`) or at or after it (`after`), null when there is none: O(n log n), one
+ * sort. The non-null positions P and every position i are sorted together (an i after a P
+ * equal to it for `before`, before it for `after`); the number of P sorted ahead of i is then
+ * i's sorted place less the positions ahead of it, i itself — and that count picks i's neighbour
+ * in P. A search per element would be O(n²): make-series gives series of many thousands.
  */
-function nearest(series: string, i: string, direction: 'before' | 'after'): string {
-  return direction === 'before'
-    ? `list_filter(range(0, ${i} + 1), j -> ${series}[j + 1] IS NOT NULL)[-1]`
-    : `list_filter(range(${i}, len(${series})), j -> ${series}[j + 1] IS NOT NULL)[1]`;
-}
-
-/** A filled series: each null element replaced by `fill(i)`, where `i` is its position. */
-function filled(series: string, fill: (i: string) => string): string {
-  return `list_transform(range(len(${series})), i -> coalesce(${series}[i + 1], ${fill('i')}))`;
+function nearest(series: string, direction: 'before' | 'after'): string {
+  return reuse(`list_filter(range(len(${series})), i -> ${series}[i + 1] IS NOT NULL)`, 'np', (positions) => {
+    const kind = direction === 'before' ? 1 : -1;
+    const items = `list_concat(list_transform(${positions}, p -> {'p': p, 'k': 0}), list_transform(range(len(${series})), i -> {'p': i, 'k': ${kind}}))`;
+    const places = `list_filter(list_transform(list_sort(${items}), (e, j) -> {'k': e.k, 'j': j}), e -> e.k = ${kind})`;
+    const ahead = `list_transform(${places}, (e, i) -> e.j - i)`;
+    return direction === 'before'
+      ? `list_transform(${ahead}, c -> CASE WHEN c > 0 THEN ${positions}[c] END)`
+      : `list_transform(${ahead}, c -> ${positions}[c + 1])`;
+  });
 }
 
 /** Series functions (scalar-functions/time-series). */
@@ -222,7 +227,7 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     params: [dynamic('array')],
     returns: 'dynamic',
     reported: 'array',
-    sql: (c) => withSeries(c, 0, 'fb', (s) => realArray(filled(s, (i) => `${s}[${nearest(s, i, 'after')} + 1]`))),
+    sql: (c) => withSeries(c, 0, 'fb', (s) => reuse(nearest(s, 'after'), 'nb', (next) => realArray(`list_transform(range(len(${s})), i -> ${s}[${next}[i + 1] + 1])`))),
     examples: [
       { apl: 'series_fill_backward(dynamic([null, 150, null, 250, null]))', result: [150, 150, 250, 250, null], type: 'array' },
       { apl: 'series_fill_backward(dynamic([100, null, null, 400]))', result: [100, 400, 400, 400] },
@@ -249,7 +254,7 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     params: [dynamic('array')],
     returns: 'dynamic',
     reported: 'array',
-    sql: (c) => withSeries(c, 0, 'ff', (s) => realArray(filled(s, (i) => `${s}[${nearest(s, i, 'before')} + 1]`))),
+    sql: (c) => withSeries(c, 0, 'ff', (s) => reuse(nearest(s, 'before'), 'nf', (previous) => realArray(`list_transform(range(len(${s})), i -> ${s}[${previous}[i + 1] + 1])`))),
     examples: [
       { apl: 'series_fill_forward(dynamic([150, null, null, 250]))', result: [150, 150, 150, 250], type: 'array' },
       { apl: 'series_fill_forward(dynamic([null, 100, null, 400]))', result: [null, 100, 100, 400] },
@@ -263,14 +268,14 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     reported: 'array',
     sql: (c) =>
       withSeries(c, 0, 'fl', (s) =>
-        realArray(
-          filled(s, (i) =>
-            reuse(`{'a': ${nearest(s, i, 'before')}, 'b': ${nearest(s, i, 'after')}}`, 'ab', (ab) => {
-              const [a, b] = [`${ab}.a`, `${ab}.b`];
-              const between = `${s}[${a} + 1] + (${s}[${b} + 1] - ${s}[${a} + 1]) * (${i} - ${a}) / (${b} - ${a})`;
-              return `CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL THEN ${between} ELSE coalesce(${s}[${a} + 1], ${s}[${b} + 1]) END`;
-            }),
-          ),
+        reuse(nearest(s, 'before'), 'nf', (previous) =>
+          reuse(nearest(s, 'after'), 'nb', (next) => {
+            const [a, b] = [`${previous}[i + 1]`, `${next}[i + 1]`];
+            const between = `${s}[${a} + 1] + (${s}[${b} + 1] - ${s}[${a} + 1]) * (i - ${a}) / (${b} - ${a})`;
+            // Where the element is not null both neighbours are the element itself.
+            const element = `CASE WHEN ${a} IS NOT NULL AND ${b} IS NOT NULL AND ${a} <> ${b} THEN ${between} ELSE coalesce(${s}[${a} + 1], ${s}[${b} + 1]) END`;
+            return realArray(`list_transform(range(len(${s})), i -> ${element})`);
+          }),
         ),
       ),
     examples: [
@@ -338,13 +343,16 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
       withSeries(c, 0, 'ix', (x) =>
         withSeries(c, 1, 'ib', (b) =>
           withSeries(c, 2, 'ia', (a) => {
-            const n = 'CAST(e[1] AS BIGINT)';
-            const past = (list: string, k: string): string => `CASE WHEN ${n} - ${k} >= 0 THEN coalesce(${list}[${n} - ${k} + 1], 0) ELSE 0 END`;
-            const forward = `list_sum(list_transform(range(len(${b})), k -> coalesce(${b}[k + 1], 0) * ${past(x, 'k')}))`;
-            const feedback = `coalesce(list_sum(list_transform(range(1, len(${a})), k -> coalesce(${a}[k + 1], 0) * ${past('acc', 'k')})), 0)`;
-            // Each output depends on the earlier outputs: a fold that appends one element at a time.
-            const step = `(acc, e) -> list_append(acc, (${forward} - ${feedback}) / ${a}[1])`;
-            return `CASE WHEN ${x} IS NULL OR ${b} IS NULL OR ${a} IS NULL THEN NULL ELSE ${realArray(`list_reduce(list_transform(range(len(${x})), n -> [CAST(n AS DOUBLE)]), ${step}, CAST([] AS DOUBLE[]))`)} END`;
+            // The numerator's part is a FIR filter, computed for every n at once outside the fold.
+            const at = (n: string): string => `CASE WHEN ${n} >= 0 THEN coalesce(${x}[${n} + 1], 0) ELSE 0 END`;
+            const forward = `list_transform(range(len(${x})), n -> [list_sum(list_transform(range(len(${b})), k -> coalesce(${b}[k + 1], 0) * ${at('n - k')}))])`;
+            // Each output depends on the earlier ones: a fold that appends one element at a time,
+            // reading the last outputs from the end of what it has built (acc[-k] is y[n-k]).
+            // The fold captures nothing but the small denominator: a long series captured in a
+            // lambda is copied at each step.
+            const feedback = `coalesce(list_sum(list_transform(range(1, len(${a})), k -> coalesce(${a}[k + 1], 0) * coalesce(acc[-k], 0))), 0)`;
+            const step = `(acc, e) -> list_append(acc, (e[1] - ${feedback}) / ${a}[1])`;
+            return `CASE WHEN ${x} IS NULL OR ${b} IS NULL OR ${a} IS NULL THEN NULL ELSE ${realArray(`list_reduce(${forward}, ${step}, CAST([] AS DOUBLE[]))`)} END`;
           }),
         ),
       ),

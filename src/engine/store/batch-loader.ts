@@ -116,6 +116,14 @@ export class BatchLoader<T extends Loadable> {
     if (this.failure) throw this.failure;
   }
 
+  /** Retries a failed load now rather than after its pause: its cause is known to have gone. */
+  retryNow(): void {
+    if (!this.retryTimer) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.start();
+  }
+
   /** Whether no load runs and nothing waits (true already while the last load's flushers resolve). */
   get idle(): boolean {
     return this.loading.size === 0 && this.queue.length === 0;

@@ -31,6 +31,7 @@ import type { StagedBatch } from './staged-batch.js';
 import { convertStorage } from './storage-sql.js';
 import { TableExtents, type Extent, type KnownWindowRows } from './table-extents.js';
 import type { EventReader, QueryBudget, QueryRows, RunSql, SqlParam } from './types.js';
+import { registerUdfs } from '../sql/udfs.js';
 
 export interface EventStoreOptions {
   /** The data dir: the store keeps `events.duckdb` and its scratch folders here. */
@@ -147,6 +148,8 @@ export interface EventStore extends EventReader {
   dropDataset(dataset: string): Promise<boolean>;
   /** Throws unless the store can serve now: open, a connection answers, staged batches can be written. Used by /readyz. */
   check(): Promise<void>;
+  /** Loads at once what waits to be loaded again after a failure whose cause has gone (space freed on a full disk). */
+  resume(): void;
   /** Waits for writes in flight, stops reads, checkpoints and closes the file. */
   close(): Promise<void>;
 }
@@ -188,6 +191,7 @@ export async function openEventStore(options: EventStoreOptions): Promise<EventS
   try {
     const { catalog, loaded } = await pool.use(async (connection) => {
       await migrateCatalog(connection);
+      registerUdfs(connection);
       return { catalog: await loadCatalog(connection), loaded: await readLoadedBatches(connection) };
     });
     const recovered = recoverLog(logDir);
@@ -427,6 +431,10 @@ class DuckDBEventStore implements EventStore {
     this.log?.check();
     this.loader.check();
     await this.readLoaded({ timeoutMs: READY_CHECK_TIMEOUT_MS, maxRows: 1 }, false, (run) => run('SELECT 1', []));
+  }
+
+  resume(): void {
+    this.loader.retryNow();
   }
 
   async createDataset(dataset: string): Promise<boolean> {

@@ -4,9 +4,11 @@ import type { Dataset, DatasetKind, DatasetPatch, DatasetStore, NewDataset } fro
 /**
  * A dataset is a metadata row in the service's SQLite file and an events table in the DuckDB
  * file. The two files cannot commit together, so every change orders its steps such that a
- * crash between them leaves a state `reconcile` repairs at the next start: creation writes the
- * row first, deletion drops the events first, and reconcile gives every events table a row and
- * every row an events table. No order of crash loses an acknowledged event.
+ * crash between them leaves a state `reconcile` repairs at the next start: creation makes the
+ * events table first, deletion drops the events first, and reconcile gives every events table a
+ * row and every row an events table. No order of crash loses an acknowledged event. A failure
+ * between the steps (a full disk) leaves at most an empty events table without a row, which the
+ * client's retry of the same creation completes rather than refuses as a conflict.
  */
 export interface Datasets {
   list(): Dataset[];
@@ -30,9 +32,9 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
     list: () => metadata.list(),
     get: (name) => metadata.get(name),
     create: async (input, nowMs) => {
-      const created = metadata.create(input, nowMs);
-      if (created) await events.createDataset(input.name);
-      return created;
+      if (metadata.get(input.name)) return undefined;
+      await events.createDataset(input.name);
+      return metadata.create(input, nowMs);
     },
     ensure: async (name, who, nowMs, kind) => {
       if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}) }, nowMs);

@@ -74,6 +74,8 @@ export interface EvaluatorDeps {
   /** The service's address, for links to the dashboard; known once it listens. */
   serviceUrl: () => string;
   clock: () => number;
+  /** Notes a full disk (see src/common/disk-full.ts): true when it was one, which the watch has logged once for the episode. */
+  noteDiskFull?: (error: unknown) => boolean;
 }
 
 export interface Evaluator {
@@ -117,7 +119,8 @@ export function createEvaluator(deps: EvaluatorDeps): Evaluator {
       if (signal.aborted) throw error;
       report.outcome = 'failed';
       report.error = error instanceof Error ? error.message : String(error);
-      if (!(error instanceof MonitorResultError) && !isQueryError(error)) logger.error({ err: error, monitor: monitor.id }, 'monitor evaluation failed');
+      const expected = error instanceof MonitorResultError || isQueryError(error) || deps.noteDiskFull?.(error) === true;
+      if (!expected) logger.error({ err: error, monitor: monitor.id }, 'monitor evaluation failed');
       else logger.warn({ monitor: monitor.id, error: report.error }, 'monitor evaluation failed');
     }
     metrics.evaluations.inc({ type: monitor.type, outcome: report.outcome });

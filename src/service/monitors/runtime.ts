@@ -31,6 +31,8 @@ export interface MonitorRuntimeDeps {
   clock?: () => number;
   timers?: Timers;
   delivery?: Partial<DeliverySettings>;
+  /** Notes a full disk (see src/common/disk-full.ts): true when it was one, which the watch has logged once for the episode. */
+  noteDiskFull?: (error: unknown) => boolean;
 }
 
 /** What a caller of the service may change about its monitors (tests drive the clock and retries). */
@@ -77,6 +79,7 @@ export function createMonitorRuntime(deps: MonitorRuntimeDeps): MonitorRuntime {
     metrics,
     settings: { ...DELIVERY_DEFAULTS, ...deps.delivery },
     now: clock,
+    ...(deps.noteDiskFull ? { noteDiskFull: deps.noteDiskFull } : {}),
   });
   const evaluator = createEvaluator({
     db,
@@ -91,6 +94,7 @@ export function createMonitorRuntime(deps: MonitorRuntimeDeps): MonitorRuntime {
     logger: logger.child({ component: 'monitors' }),
     serviceUrl: deps.serviceUrl,
     clock,
+    ...(deps.noteDiskFull ? { noteDiskFull: deps.noteDiskFull } : {}),
   });
   const scheduler = createScheduler({
     now: clock,

@@ -62,6 +62,8 @@ export interface DeliveryWorkerDeps {
   settings: DeliverySettings;
   now?: () => number;
   random?: () => number;
+  /** Notes a full disk (see src/common/disk-full.ts): true when it was one, which the watch has logged once for the episode. */
+  noteDiskFull?: (error: unknown) => boolean;
 }
 
 /** Statuses that say "try again later"; any other non-2xx answer will not change by resending. */
@@ -124,7 +126,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   function begin(entry: OutboxEntry): void {
     const delivery = attempt(entry)
       .then((outcome) => settle(entry, outcome))
-      .catch((error: unknown) => logger.error({ err: error, delivery: entry.id }, 'cannot record the outcome of a delivery'))
+      .catch((error: unknown) => {
+        if (deps.noteDiskFull?.(error)) logger.warn({ delivery: entry.id }, 'cannot record the outcome of a delivery: the disk is full');
+        else logger.error({ err: error, delivery: entry.id }, 'cannot record the outcome of a delivery');
+      })
       .finally(() => {
         inFlight.delete(entry.id);
         wake();

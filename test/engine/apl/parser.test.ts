@@ -182,6 +182,10 @@ describe('parser', () => {
     expect(shape(whereOf('t > datetime("2024-01-15T14:00:00Z")'))).toMatchObject({ right: { kind: 'Datetime', value: '1705327200000000000n' } });
     expect(shape(whereOf('d < timespan(15s)'))).toMatchObject({ right: { kind: 'Timespan', value: '15000000000n' } });
     expect(shape(whereOf('x == int(null)'))).toMatchObject({ right: { kind: 'TypedNull', type: 'int' } });
+    // The data types page's other names: date for datetime, time for timespan.
+    expect(shape(whereOf('t > date(2024-01-15)'))).toMatchObject({ right: { kind: 'Datetime', value: '1705276800000000000n' } });
+    expect(shape(whereOf('d < time(1.5h)'))).toMatchObject({ right: { kind: 'Timespan', value: '5400000000000n' } });
+    expect(shape(whereOf('t == date(null)'))).toMatchObject({ right: { kind: 'TypedNull', type: 'datetime' } });
     expect(shape(whereOf('x in (dynamic(["a", 1, -2.5, null, {"k": [true]}]))'))).toMatchObject({
       items: [{ kind: 'Dynamic', value: ['a', 1, -2.5, null, { k: [true] }] }],
     });

@@ -116,6 +116,31 @@ describe('property bags', () => {
   });
 });
 
+describe('dynamic literals', () => {
+  it.each([
+    ['dynamic(6)', 6],
+    ["dynamic('x')", 'x'],
+    ['dynamic(datetime(2024-01-01))', '2024-01-01T00:00:00Z'],
+    ['dynamic([datetime(2024-01-01T10:00:00.5Z), timespan(1.02:03:04), 90m, -1.5s, datetime(null)])', ['2024-01-01T10:00:00.5Z', '26h3m4s', '1h30m0s', '-1.5s', null]],
+    ["dynamic({'a' = 1, 'b': {'c' = [2]}})", { a: 1, b: { c: [2] } }],
+  ])('%s is %j', async (apl, expected) => {
+    expect(await value(apl)).toEqual(expected);
+  });
+
+  it('hold datetimes as pack_array does', async () => {
+    expect(await value('dynamic([datetime(2024-05-01T12:00:05Z)]) == pack_array(_time)')).toBe(true);
+  });
+
+  it('are their text in a dynamic literal, exactly as pack_array writes them', async () => {
+    const spans = [...fc.sample(fc.oneof(fc.bigInt({ min: -(10n ** 14n), max: 10n ** 14n }), fc.bigInt({ min: -5000n, max: 5000n })), { numRuns: 40, seed: 12 }), 0n, 999n, 1000n, 60_000_000_000n];
+    const literals = spans.map((ns) => `${ns < 0n ? '-' : ''}${ns < 0n ? -ns : ns}ns`);
+    const table = (await runQuery(store, `['sample-http-logs'] | take 1 | project d = dynamic([${literals.join(', ')}]), p = pack_array(${literals.join(', ')})`)).tables[0];
+    const [row] = tableRows(table as never);
+    expect(row?.d).toEqual(row?.p);
+    expect((row?.d as string[]).slice(-4)).toEqual(['0s', '999ns', '1µs', '1m0s']);
+  });
+});
+
 describe('nulls and values that are not arrays', () => {
   it.each([
     ['array_length(dynamic(null))', null],

@@ -80,14 +80,18 @@ const IPV4_PAIRS: readonly (readonly [string, string])[] = [
 
 describe('IPv4 against JavaScript', () => {
   it.each(IPV4_PAIRS)('%s and %s', async (a, b) => {
-    const query = `['sample-http-logs'] | take 1 | project cmp = ipv4_compare(${quote(a)}, ${quote(b)}), parsed = parse_ipv4(${quote(a)}), in_range = ipv4_is_in_range(${quote(a)}, ${quote(b)}), cidr = format_ipv4_mask(${quote(a)}, 24), suffix = ipv4_netmask_suffix(${quote(a)})`;
+    const query = `['sample-http-logs'] | take 1 | project cmp = ipv4_compare(${quote(a)}, ${quote(b)}), parsed = parse_ipv4(${quote(a)}), in_range = ipv4_is_in_range(${quote(a)}, ${quote(b)}), in_range_computed = ipv4_is_in_range(${quote(a)}, strcat(${quote(b)}, '')), in_any = ipv4_is_in_any_range(strcat(${quote(a)}, ''), ${quote(b)}, '0.0.0.0/32'), cidr = format_ipv4_mask(${quote(a)}, 24), suffix = ipv4_netmask_suffix(${quote(a)})`;
     const row = tableRows((await runQuery(store, query)).tables[0] as never)[0];
     const [x, y] = [ipv4(a), ipv4(b)];
     const masked = x && mask(x.value, Math.min(x.prefix, 24), 32);
+    const inRange = x && y ? x.prefix >= y.prefix && mask(x.value, y.prefix, 32) === mask(y.value, y.prefix, 32) : null;
     expect(row).toEqual({
       cmp: compare(x, y, 32),
       parsed: x ? Number(mask(x.value, x.prefix, 32)) : null,
-      in_range: x && y ? x.prefix >= y.prefix && mask(x.value, y.prefix, 32) === mask(y.value, y.prefix, 32) : null,
+      in_range: inRange,
+      in_range_computed: inRange,
+      // A range that is not an address matches nothing; an address that is not one is null.
+      in_any: x ? inRange === true || (x.prefix >= 32 && x.value === 0n) : null,
       cidr: masked === null ? '' : `${[24n, 16n, 8n, 0n].map((shift) => (masked >> shift) & 255n).join('.')}/${Math.min(x?.prefix ?? 0, 24)}`,
       suffix: x?.prefix ?? null,
     });
@@ -113,13 +117,16 @@ const IPV6_PAIRS: readonly (readonly [string, string])[] = [
 
 describe('IPv6 against JavaScript', () => {
   it.each(IPV6_PAIRS)('%s and %s', async (a, b) => {
-    const query = `['sample-http-logs'] | take 1 | project cmp = ipv6_compare(${quote(a)}, ${quote(b)}), in_range = ipv6_is_in_range(${quote(a)}, ${quote(b)}), cmp_64 = ipv6_compare(${quote(a)}, ${quote(b)}, 64)`;
+    const query = `['sample-http-logs'] | take 1 | project cmp = ipv6_compare(${quote(a)}, ${quote(b)}), in_range = ipv6_is_in_range(${quote(a)}, ${quote(b)}), in_range_computed = ipv6_is_in_range(${quote(a)}, strcat(${quote(b)}, '')), in_any = ipv6_is_in_any_range(strcat(${quote(a)}, ''), dynamic([${JSON.stringify(b)}, 'ff::/128'])), cmp_64 = ipv6_compare(${quote(a)}, ${quote(b)}, 64)`;
     const row = tableRows((await runQuery(store, query)).tables[0] as never)[0];
     const [x, y] = [ipv6(a), ipv6(b)];
     const at64 = (v: { value: bigint; prefix: number } | null): { value: bigint; prefix: number } | null => v && { value: v.value, prefix: Math.min(v.prefix, 64) };
+    const inRange = x && y ? x.prefix >= y.prefix && mask(x.value, y.prefix, 128) === mask(y.value, y.prefix, 128) : null;
     expect(row).toEqual({
       cmp: compare(x, y, 128),
-      in_range: x && y ? x.prefix >= y.prefix && mask(x.value, y.prefix, 128) === mask(y.value, y.prefix, 128) : null,
+      in_range: inRange,
+      in_range_computed: inRange,
+      in_any: x ? inRange === true || (x.prefix >= 128 && x.value === 0xff0000000000000000000000000000n) : null,
       cmp_64: compare(at64(x), at64(y), 128),
     });
   });

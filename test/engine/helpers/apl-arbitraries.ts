@@ -32,6 +32,7 @@ function literal(): fc.Arbitrary<string> {
     fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }).map((value) => (Number.isInteger(value) ? `${value}.0` : String(value))),
     fc.string({ maxLength: 8 }).map((text) => JSON.stringify(text)),
     fc.constantFrom('true', 'false', '1h', '30s', '100ms', 'datetime(2024-01-01T06:00:00Z)', 'int(null)', 'string(null)', 'dynamic(["a", 1])', '9223372036854775807'),
+    fc.constantFrom('dynamic([1h, -2s, null])', 'dynamic([[1, 2], {"": 3, "a.b": [4]}])', 'dynamic({})', 'dynamic([])', 'dynamic([1.5, null, -3])'),
   );
 }
 
@@ -48,9 +49,14 @@ export function aplQueries(fields: readonly string[]): fc.Arbitrary<string> {
       fc.tuple(tie('expr'), fc.array(literal(), { minLength: 1, maxLength: 3 }), fc.constantFrom('in', '!in', 'in~')).map(([a, items, op]) => `${a} ${op} (${items.join(', ')})`),
       fc.tuple(tie('expr'), literal(), literal()).map(([a, low, high]) => `${a} between (${low} .. ${high})`),
       tie('expr').map((a) => `-${a}`),
+      fc.tuple(tie('expr'), fc.constantFrom('[0]', '[-1]', "['a.b']", "['']", '.a', '[1][0]')).map(([a, index]) => `${a}${index}`),
     ),
   }));
-  const aggregate = fc.tuple(fc.constantFrom(...AGGREGATES), fc.array(fc.oneof(name, literal(), expr), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`);
+  const aggregate = fc.oneof(
+    fc.tuple(fc.constantFrom(...AGGREGATES), fc.array(fc.oneof(name, literal(), expr), { maxLength: 3 })).map(([fn, args]) => `${fn}(${args.join(', ')})`),
+    // Named outputs: allowed in arg_max/arg_min, refused elsewhere.
+    fc.tuple(fc.constantFrom('arg_max', 'arg_min', 'make_list', 'spotlight'), expr, fc.constantFrom('n', "['n.m']", 'status'), expr).map(([fn, a, n, b]) => `${fn}(${a}, ${n} = ${b})`),
+  );
   const operator = fc.oneof(
     expr.map((e) => `where ${e}`),
     fc.tuple(fc.constantFrom('a', 'b', 'status'), expr).map(([n, e]) => `extend ${n} = ${e}`),

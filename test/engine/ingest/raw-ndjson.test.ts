@@ -247,5 +247,5 @@ describe('the raw NDJSON path', () => {
     );
     // The generator must exercise the raw path, not only the fallback.
     expect(rawTaken).toBeGreaterThan(20);
-  }, 120_000);
+  }, 300_000);
 });

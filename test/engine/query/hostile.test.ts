@@ -85,6 +85,27 @@ describe('hostile field names and values', () => {
     }
   });
 
+  it('never puts a search term, a parse pattern, a parse-kv delimiter or a redact pattern into the SQL text', () => {
+    const schema = fixture.store.schema('hostile');
+    if (!schema) throw new Error('no schema');
+    for (const [index, event] of EVENTS.entries()) {
+      if (event.v.length <= 2 || /^null$/i.test(event.v)) continue;
+      const name = NAMES[index] as string;
+      const v = aplString(event.v);
+      const apl = [
+        `hostile | search ${v} or ${field(name)}:${v} or "*${event.v.replace(/[\\"]/g, '')}*"`,
+        `parse v with * ${v} a:long ${v} *`,
+        `parse kind=regex v with ${v} b`,
+        `parse-kv v as (${field(name)}) with (pair_delimiter=${v}, kv_delimiter=${v}, quote=${v})`,
+        `redact replaceToken=${v} ${v} on v`,
+        `where * has ${v}`,
+      ].join(' | ');
+      const checked = checkQuery(parse(apl), schema, { start: 0n, end: 1n << 62n, now: 1n << 62n, defaultLimit: 1000 });
+      const { sql } = compilePlan(checked.plan);
+      expect(sql).not.toContain(event.v);
+    }
+  });
+
   it('leaves the data intact after all of it', async () => {
     expect(await rows('hostile | count')).toEqual([{ count: EVENTS.length }]);
     expect(await rows('bystander | count')).toEqual([{ count: 1 }]);

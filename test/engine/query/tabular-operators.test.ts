@@ -120,6 +120,11 @@ describe('search', () => {
     expect(await ids(`${LOGS} | search "GET" or "covina"`)).toEqual(['u1', 'u2', 'u3']);
   });
 
+  it('searches a field named kind, which is not the kind= option', async () => {
+    expect((await rows(`['otel-demo-traces'] | search kind:"server" | project span_id`)).map((row) => row.span_id)).toEqual(['s1']);
+    expect((await rows(`['otel-demo-traces'] | search kind == "client" | project span_id`)).map((row) => row.span_id)).toEqual(['s2']);
+  });
+
   it('keeps every row with search *', async () => {
     expect(await ids(`${LOGS} | search *`)).toEqual(['u1', 'u2', 'u3', 'u4']);
   });
@@ -142,10 +147,15 @@ describe('where * …', () => {
     expect(await ids(`${LOGS} | where * startswith "/api"`)).toEqual(['u2']);
     expect(await ids(`${LOGS} | where * matches regex "^Mum"`)).toEqual(['u3']);
     expect(await ids(`${LOGS} | where not(* has "GET") and is_tls`)).toEqual(['u4']);
+    expect(await ids(`${LOGS} | where * has "GET" or * has "text"`)).toEqual(['u1', 'u2', 'u3', 'u4']);
+    expect(await ids(`${LOGS} | where * has "css" and req_duration_ms == 950`)).toEqual(['u2']);
+    expect(await rows(`${LOGS} | where * has "GET" and * has "css" | summarize Count=count() by method, content_type`)).toEqual([{ method: 'GET', content_type: 'text/html', Count: 1 }]);
+    expect(await rows(`${LOGS} | where * has "mumbai" | summarize avg(req_duration_ms)`)).toEqual([{ avg_req_duration_ms: 3 }]);
   });
 
   it('refuses * with other operators and in negated forms', async () => {
     expect(await errorOf(`${LOGS} | where * == "GET"`)).toBe("line 1, column 32: '*' stands for every field only before a string operator such as has, contains or matches regex, not '=='");
+    expect(await errorOf(`${LOGS} | where *`)).toBe('line 1, column 30: \'*\' stands for every field only before a string operator, such as where * has "x", or as an argument of arg_max() and arg_min()');
     expect(await errorOf(`${LOGS} | where * !has "GET"`)).toBe("line 1, column 32: '* !has' is ambiguous; write not(* has …) for rows where no field matches");
   });
 });
@@ -215,6 +225,11 @@ describe('parse', () => {
       [null, null, null],
     ]);
     expect(await parsed(`parse log with * " " ms:real "ms"`, 'ms')).toEqual([[123], [null], [456]]);
+  });
+
+  it('leaves a number too large for a long null rather than failing the query', async () => {
+    expect(await parsed(`extend big = strcat("n=", "99999999999999999999") | parse big with "n=" value:long`, 'value')).toEqual([[null], [null], [null]]);
+    expect(await parsed(`extend when = "at 2024-05-01T10:00:00Z" | parse when with "at " t:datetime`, 't')).toEqual([['2024-05-01T10:00:00Z'], ['2024-05-01T10:00:00Z'], ['2024-05-01T10:00:00Z']]);
   });
 
   it('keeps the row in relaxed mode and leaves what does not convert null', async () => {

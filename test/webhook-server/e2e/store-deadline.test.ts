@@ -32,4 +32,28 @@ describe('a store that does not answer in time', () => {
       await dropSchema(schema);
     }
   });
+
+  it('records other rollouts while one waits on a lock another replica holds', async () => {
+    const service = await startLocalService();
+    const schema = uniqueSchema();
+    const bridge = await startTestBridge({ serviceUrl: service.url, token: service.token, schema });
+    const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await blocker.connect();
+    try {
+      const held = 890_000 + Math.floor(Math.random() * 1000);
+      await blocker.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`github:acme/shop:deployment:${held}`]);
+      const waiting = githubDelivery('deployment.created', { change: withDeploymentId(held), delivery: `held-${held}` });
+      const stuck = bridge.post('github', waiting.body, waiting.headers);
+      const other = githubDelivery('deployment.created', { change: withDeploymentId(held + 1), delivery: `free-${held}` });
+      const started = Date.now();
+      expect((await bridge.post('github', other.body, other.headers)).status).toBe(202);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect((await stuck).status).toBe(503);
+    } finally {
+      await blocker.end();
+      await bridge.close();
+      await service.close();
+      await dropSchema(schema);
+    }
+  });
 });

@@ -21,7 +21,7 @@ export interface Delivery {
   receivedAt: number;
 }
 
-/** Runs `record` over queued deliveries, one group at a time. */
+/** Gathers deliveries into groups and records each group with one call of `record`. */
 export interface IngestQueue {
   ingest(delivery: Delivery): Promise<IngestResult>;
   /** Resolves once every queued delivery has been recorded or refused. */
@@ -48,7 +48,7 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
       group.forEach((item, index) => item.resolve(results[index] as IngestResult));
     } catch (error) {
       if (group.length === 1) (group[0] as Waiting).reject(error);
-      else for (const item of group) await settle([item]);
+      else await Promise.all(group.map((item) => settle([item])));
     }
   }
 
@@ -81,7 +81,7 @@ export function lockKeys(group: readonly Delivery[]): string[] {
   return [...new Set(group.flatMap((delivery) => delivery.events.map((item) => item.event.correlationKey)))].sort();
 }
 
-/** An episode as the group leaves it: read from the store (`stored`) or begun by this group. */
+/** An episode as the group leaves it: one read from the store, or one the group began. */
 interface Working {
   correlationKey: string;
   seq: number;

@@ -45,8 +45,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
 
   const driver: SqlDriver = {
     kind: 'postgres',
-    // One group committing while the next one gathers: each group costs four round trips and one flush.
-    ingestGroups: 1,
+    // Each group costs four round trips and one flush, whatever its size. Two in flight: one can
+    // wait on a key another replica is folding into without holding up this replica's other deliveries.
+    ingestGroups: 2,
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     claims: createSessionClaims(connection),
     transaction: <T>(work: (q: Query) => Promise<T>, options: TransactionOptions = { durable: true }) => retried(() => once(work, options)),
