@@ -402,6 +402,8 @@ export interface BoolLiteral extends Node<'Bool'> {
 /** Nanoseconds since the Unix epoch. */
 export interface DatetimeLiteral extends Node<'Datetime'> {
   readonly value: bigint;
+  /** A time without a date (`datetime(10:30)`): `value` is nanoseconds into the day of the query's now. */
+  readonly timeOfDay?: true;
 }
 
 /** Nanoseconds. */

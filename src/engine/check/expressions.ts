@@ -1,5 +1,5 @@
 import type * as Ast from '../apl/ast.js';
-import { INT64_MAX, INT64_MIN, parseDatetime } from '../apl/literals.js';
+import { INT64_MAX, INT64_MIN, NS_PER, parseDatetime } from '../apl/literals.js';
 import { closestName } from '../apl/suggest.js';
 import type { Expr, Operator, PlanColumn, ScalarType } from '../plan/types.js';
 import { AGGREGATE_NAMES, isAggregateName } from '../aggregations/index.js';
@@ -27,6 +27,11 @@ const STRING_PREDICATES: Readonly<Record<string, Operator>> = {
   hassuffix: 'hassuffix',
 };
 
+/** Midnight (UTC) of the day of `ns`, before the epoch too. */
+function startOfDay(ns: bigint): bigint {
+  return ns - (((ns % NS_PER.day) + NS_PER.day) % NS_PER.day);
+}
+
 /** Binds an APL expression in `scope` to a typed plan expression, or throws a positioned AplError. */
 export function bindExpression(node: Ast.Expression, scope: Scope, context: BindContext): Expr {
   switch (node.kind) {
@@ -39,7 +44,7 @@ export function bindExpression(node: Ast.Expression, scope: Scope, context: Bind
     case 'Bool':
       return literal('bool', node.value);
     case 'Datetime':
-      return literal('datetime', node.value);
+      return literal('datetime', node.timeOfDay ? startOfDay(context.now) + node.value : node.value);
     case 'Timespan':
       return literal('timespan', node.value);
     case 'Dynamic':

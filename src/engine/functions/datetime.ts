@@ -122,7 +122,7 @@ const startOfWeek: PeriodStart = (x, offset) =>
 const startOfCalendar =
   (unit: 'month' | 'year'): PeriodStart =>
   (x, offset) => {
-    const start = `date_trunc('${unit}', ${timestampOf(x)})`;
+    const start = `date_trunc(${quoteString(unit)}, ${timestampOf(x)})`;
     const moved = offset === undefined ? start : `(${start} + ${unit === 'month' ? 'to_months' : 'to_years'}(CAST(${offset} AS INTEGER)))`;
     return `epoch_ns(${moved})`;
   };
@@ -154,10 +154,9 @@ function endOf(name: string, start: PeriodStart, summary: string, examples: Func
 }
 
 /** A calendar part of a datetime as a long, for `getyear`, `dayofmonth` and the like. */
-function part(name: string, sql: (ts: string, ns: string) => string, summary: string, examples: FunctionDef['examples'], aliases?: readonly string[]): FunctionDef {
+function part(name: string, sql: (ts: string, ns: string) => string, summary: string, examples: FunctionDef['examples']): FunctionDef {
   return {
     name,
-    ...(aliases ? { aliases } : {}),
     summary,
     params: [datetime('datetime')],
     returns: 'long',

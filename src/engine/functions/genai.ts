@@ -63,7 +63,7 @@ function toolResults(c: SqlCall): string {
  * followed by `-` and a version (`gpt-4o-2024-08-06`, `claude-3-opus-20240229`); the longest
  * matching name wins, so `gpt-4o-mini` is not priced as `gpt-4o` or `gpt-4`.
  */
-export const GENAI_PRICES: readonly (readonly [model: string, input: number, output: number])[] = [
+const GENAI_PRICES: readonly (readonly [model: string, input: number, output: number])[] = [
   ['gpt-4', 30, 60],
   ['gpt-4-32k', 60, 120],
   ['gpt-4-turbo', 10, 30],

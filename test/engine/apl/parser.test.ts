@@ -186,6 +186,7 @@ describe('parser', () => {
     expect(shape(whereOf('t > date(2024-01-15)'))).toMatchObject({ right: { kind: 'Datetime', value: '1705276800000000000n' } });
     expect(shape(whereOf('d < time(1.5h)'))).toMatchObject({ right: { kind: 'Timespan', value: '5400000000000n' } });
     expect(shape(whereOf('t == date(null)'))).toMatchObject({ right: { kind: 'TypedNull', type: 'datetime' } });
+    expect(shape(whereOf('t > datetime(10:30)'))).toMatchObject({ right: { kind: 'Datetime', value: '37800000000000n', timeOfDay: true } });
     expect(shape(whereOf('x in (dynamic(["a", 1, -2.5, null, {"k": [true]}]))'))).toMatchObject({
       items: [{ kind: 'Dynamic', value: ['a', 1, -2.5, null, { k: [true] }] }],
     });
@@ -218,6 +219,7 @@ describe('parser', () => {
     expect(errorOf('T | sort x').message).toBe("line 1, column 10: expected 'by', found 'x'");
     expect(errorOf('T | where datetime(2024-13-01) > x').message).toMatch(/line 1, column 11: invalid datetime '2024-13-01'/);
     // Datetimes are int64 nanoseconds: the reference's year 9999 is past what they hold.
+    expect(errorOf('T | where x in (dynamic([datetime(10:30)]))').message).toMatch(/a datetime without a date, '10:30', is today's only outside dynamic/);
     expect(errorOf('T | where x < datetime(9999-12-31)').message).toMatch(/line 1, column 15: datetime '9999-12-31' is out of range; datetimes run from 1677-09-21/);
     expect(errorOf('').message).toMatch(/line 1, column 1: expected a dataset name/);
   });

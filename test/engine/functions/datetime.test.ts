@@ -147,6 +147,9 @@ describe('nulls and constants', () => {
     ['make_datetime(2024, 13, 1)', null],
     ['make_datetime(2024, 2, 29, 23, 59, 59.999999999)', '2024-02-29T23:59:59.999999999Z'],
     ['make_timespan(1, 0, 0, 0) == 1d', true],
+    // A time without a date is that time on the day the query runs (the examples' now is 2024-05-02T00:00:00Z).
+    ['datetime(10:30)', '2024-05-02T10:30:00Z'],
+    ['datetime(23:59:59.5) - now()', '23:59:59.5'],
   ])('%s is %j', async (apl, value) => {
     expect((await evaluate(store, apl)).value).toBe(value);
   });

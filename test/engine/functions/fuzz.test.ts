@@ -18,6 +18,8 @@ const ARGUMENTS = [
   '1', '-1', '0', '2.5', '-0.5', '1e308', '9223372036854775807', 'true', '1h', '-30s', 'datetime(2024-01-01)',
   '""', '"a"', '"[1,2]"', '\'{"a":1}\'', '"1h"', '"2024-01-01"', '"(a)"', '"["', '"\\\\"', '"$1"', '"%zz"', '"é€😀"', '"1 KB"',
   'dynamic([1,"a",null])', 'dynamic({"a":{"b":[1]}})', 'dynamic(null)', 'dynamic([256,-1])', 'int(null)', 'string(null)', 'real(null)', 'typeof(string)',
+  // Addresses, formats and the datetime range's edges, for the ip and datetime families.
+  '"10.0.0.1"', '"::ffff:1.2.3.4/100"', '"1.2.3.4/40"', '"yyyy-MM-dd"', 'datetime(2262-04-11)', 'datetime(1677-09-22)', 'dynamic(["10.0.0.0/8", "::/0"])',
 ];
 
 const call = fc.tuple(fc.constantFrom(...FUNCTION_NAMES), fc.array(fc.constantFrom(...ARGUMENTS), { maxLength: 5 })).map(([fn, args]) => `${fn}(${args.join(', ')})`);
