@@ -126,6 +126,19 @@ describe('ingested arrays are values', () => {
     );
   });
 
+  it('come out of make-series into the series functions', async () => {
+    const { rows } = await query(
+      "['spans'] | make-series n = count() default = 0 on _time from datetime(2024-05-01T12:00:00Z) to datetime(2024-05-01T12:00:24Z) step 1s by service | project service, total = series_sum(n), smooth = series_fir(n, dynamic([1, 1, 1])), top = series_stats_dynamic(n)['max'] | sort by service asc",
+    );
+    expect(rows).toEqual(
+      ['cart', 'checkout', 'frontend'].map((service, index) => {
+        const counts = SPANS.map((_, second) => (second % 3 === index ? 1 : 0));
+        const smooth = counts.map((_, i) => [0, 1, 2].reduce((sum, j) => sum + (counts[i - j] ?? 0), 0) / 3);
+        return { service, total: 8, smooth, top: 1 };
+      }),
+    );
+  });
+
   it('are built by dynamic literals and compared whole', async () => {
     const { rows } = await query("['spans'] | where tags == dynamic(['a', 'b']) | project span_id, literal = dynamic([1, 'x', {'k': [true]}]) | sort by span_id asc");
     expect(rows).toEqual(SPANS.filter((s) => s.tags.length === 2).map((s) => ({ span_id: s.span_id, literal: [1, 'x', { k: [true] }] })));
@@ -135,6 +148,18 @@ describe('ingested arrays are values', () => {
     const reply = await api.call('POST', '/v1/datasets/_apl?format=tabular', { apl: "['spans'] | extend n = array_length(span_id)", ...WINDOW });
     expect(reply.status).toBe(400);
     expect(reply.body.message).toContain('array_length() expects a dynamic as argument 1, got string');
+  });
+
+  it('come back whole from arg_max, named as asked and reported as arrays', async () => {
+    const { rows, types } = await query("['spans'] | summarize arg_max(array_length(tags), widest = tags, events) by service | sort by service asc");
+    expect(types).toMatchObject({ widest: 'array', events: 'array' });
+    expect(rows).toEqual(
+      ['cart', 'checkout', 'frontend'].map((service) => {
+        const spans = SPANS.filter((s) => s.service === service);
+        const best = spans.reduce((a, b) => (b.tags.length > a.tags.length ? b : a));
+        return { service, max_: best.tags.length, widest: best.tags, events: best.events };
+      }),
+    );
   });
 
   it('keep the ingest order in make_list across rows sorted otherwise', async () => {

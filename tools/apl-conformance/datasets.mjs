@@ -36,6 +36,9 @@ export function sampleDatasets(nowMs) {
       ref: pick(['refs/heads/main', 'refs/heads/dev', 'refs/heads/feature/x']),
       size: Math.floor(next() * 20),
       distinct_size: Math.floor(next() * 10),
+      // From i, not from the generator: the other fields keep their values.
+      num_commits: 1 + (i % 3),
+      size_large: (i % 5) * 100,
       commits: many(1 + Math.floor(next() * 3), () => ({ sha: hex(40), message: pick(['fix: typo', 'feat: add', 'chore: bump']), author: pick(actors) })),
       // From the index, not the generator: the other datasets keep their values.
       head: ((i * 2654435761) % 2 ** 32).toString(16).padStart(8, '0'),
@@ -112,7 +115,7 @@ function otelTraces(nowMs, next, pick, hex) {
   }
   return {
     resourceSpans: [...spans].map(([service, list]) => ({
-      resource: { attributes: [text('service.name', service), text('service.version', '1.2.3'), text('host.name', 'node-1')] },
+      resource: { attributes: [text('service.name', service), text('service.version', '1.2.3'), text('host.name', 'node-1'), text('k8s.node.name', `node-${service.length % 3}`)] },
       scopeSpans: [{ scope: { name: 'opentelemetry-demo' }, spans: list }],
     })),
   };

@@ -59,6 +59,7 @@ function argExtreme(name: 'arg_max' | 'arg_min', summary: string, examples: Aggr
       const outputs: AggregateOutput[] = returned.map((arg, index) => ({
         call: { fn: name, args: [arg.expr, by], params: [], type: arg.expr.type },
         defaultName: arg.name ?? arg.field ?? (index === 0 ? `${name === 'arg_max' ? 'max' : 'min'}_` : `${name}_`),
+        ...(arg.reportedType ? { reportedType: arg.reportedType } : {}),
         agg: { name: site.wire, fields: fieldsOf(args), args: [] },
       }));
       return { outputs };

@@ -42,6 +42,8 @@ export interface BoundArg {
   readonly node: Ast.Expression;
   /** The output column's name when the call names the argument (`arg_max(x, longest = uri)`). */
   readonly name?: string;
+  /** The type reported for the field it names (`array`, `integer|float`), kept by outputs that return it as it is. */
+  readonly reportedType?: string;
 }
 
 /** Where an aggregation is being bound. */

@@ -120,8 +120,30 @@ class Parser {
       const operators = [...inner.operators, ...this.parseOperators()];
       return { kind: 'Tabular', source: inner.source, operators, loc: this.locFrom(start) };
     }
+    if (start.kind === TokenKind.NAME && start.value === 'search' && !this.sourceEndsAt(1)) return this.parseSearchQuery();
     const source = this.parseSource();
     return { kind: 'Tabular', source, operators: this.parseOperators(), loc: this.locFrom(start) };
+  }
+
+  /**
+   * A query that starts with `search [kind=…] in (tables) predicate`: the union of the tables
+   * (names, `github*` patterns, tabular lets), then the search over it.
+   */
+  private parseSearchQuery(): Ast.TabularExpression {
+    const start = this.advance();
+    const { search, tables } = this.parseSearchParts(start, true);
+    if (!tables) {
+      throw new AplError('syntax', "a query that starts with search names the datasets to look in: search in (['my-dataset']) \"term\", or ['my-dataset'] | search \"term\"", start);
+    }
+    const union: Ast.UnionOperator = { kind: 'Union', withSource: undefined, tables: tables.items, loc: tables.loc };
+    const source: Ast.UnionSource = { kind: 'UnionSource', union, loc: tables.loc };
+    return { kind: 'Tabular', source, operators: [search, ...this.parseOperators()], loc: this.locFrom(start) };
+  }
+
+  /** Whether a source name ends `ahead` tokens on (`search | take 1` reads a dataset named search). */
+  private sourceEndsAt(ahead: number): boolean {
+    const next = this.tokens[this.index + ahead];
+    return next === undefined || next.kind === TokenKind.PIPE || next.kind === TokenKind.EOF || next.kind === TokenKind.SEMICOLON || next.kind === TokenKind.PAREN_R;
   }
 
   private parseOperators(): Ast.Operator[] {
@@ -545,6 +567,11 @@ class Parser {
   }
 
   private parseSearch(start: Token): Ast.SearchOperator {
+    return this.parseSearchParts(start, false).search;
+  }
+
+  /** `search [kind=…] [in (tables)] predicate`; `in` only where the search starts the query. */
+  private parseSearchParts(start: Token, startsQuery: boolean): { search: Ast.SearchOperator; tables?: { items: Ast.TableReference[]; loc: Ast.Loc } } {
     let caseSensitive = false;
     // `search kind:"server"` searches a field named kind; only `kind=` is the option.
     if (this.peekName('kind') && this.peekAt(1, TokenKind.ASSIGN)) {
@@ -556,12 +583,21 @@ class Parser {
         throw new AplError('syntax', `unknown search kind '${kind.name}'; expected case_sensitive or case_insensitive`, kind.loc);
       }
     }
+    let tables: { items: Ast.TableReference[]; loc: Ast.Loc } | undefined;
     if (this.peekName('in') && this.peekAt(1, TokenKind.PAREN_L)) {
-      throw new AplError('invalid_argument', 'search in (…) searches several datasets, which is not supported here; search one dataset with [\'dataset\'] | search …', this.peek());
+      if (!startsQuery) {
+        throw new AplError('syntax', "search in (…) starts a query, such as search in (github*) \"error\"; after | search looks in the rows before it", this.peek());
+      }
+      const first = this.advance();
+      this.expect(TokenKind.PAREN_L);
+      const items = this.parseList(() => this.parseTableReference());
+      this.expect(TokenKind.PAREN_R);
+      tables = { items, loc: this.locFrom(first) };
     }
     if (this.atOperatorEnd()) throw this.unexpected(this.peek(), 'what to search for, such as "timeout", "*time*" or method:"GET"');
     const predicate = this.parseSearchOr();
-    return { kind: 'Search', predicate, caseSensitive, loc: this.locFrom(start) };
+    const search: Ast.SearchOperator = { kind: 'Search', predicate, caseSensitive, loc: this.locFrom(start) };
+    return tables ? { search, tables } : { search };
   }
 
   private parseSearchOr(): Ast.SearchPredicate {

