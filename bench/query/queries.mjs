@@ -107,10 +107,11 @@ const CORE = [
 const OPERATORS = [
   {
     name: 'join kind=inner of two aggregates',
-    apl: `['${DATASET}'] | summarize requests = count() by uri | join kind=inner (['${DATASET}'] | where status == "500" | summarize errors = count() by uri) on uri`,
+    // Counted, so that the comparison sees every joined row (a table result stops at 1,000 rows without a take).
+    apl: `['${DATASET}'] | summarize requests = count() by uri | join kind=inner (['${DATASET}'] | where status == "500" | summarize errors = count() by uri) on uri | count`,
     sql: `WITH a AS (SELECT uri, count(*) AS requests FROM logs WHERE ${WINDOW} GROUP BY uri),
       b AS (SELECT uri, count(*) AS errors FROM logs WHERE ${WINDOW} AND status = '500' GROUP BY uri)
-      SELECT a.uri, a.requests, b.uri, b.errors FROM a JOIN b ON a.uri = b.uri`,
+      SELECT count(*) FROM (SELECT a.uri, a.requests, b.uri, b.errors FROM a JOIN b ON a.uri = b.uri)`,
   },
   {
     name: 'join kind=leftouter, events with an aggregate',
@@ -131,7 +132,8 @@ const OPERATORS = [
   {
     name: 'mv-expand an array',
     apl: `['${DATASET}'] | mv-expand tags | summarize count() by tag = tostring(tags)`,
-    sql: `SELECT tag, count(*) FROM (SELECT unnest(tags) AS tag FROM logs WHERE ${WINDOW}) GROUP BY tag`,
+    // mv-expand keeps a row whose value is missing (as null) and drops one whose array is empty.
+    sql: `SELECT tag, count(*) FROM (SELECT unnest(coalesce(tags, [NULL])) AS tag FROM logs WHERE ${WINDOW}) GROUP BY tag`,
   },
   {
     name: 'parse with typed captures',

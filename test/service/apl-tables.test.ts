@@ -69,5 +69,6 @@ describe('APL over several tables, over HTTP', () => {
     const { status, body } = await apl('externaldata (a:string) ["https://example.com/a.csv"] with (format="csv")');
     expect(status).toBe(400);
     expect(body.message).toMatch(/^line 1, column 1: externaldata is not available on the local service/);
+    expect(body.detail).toMatchObject({ compileErrorCode: 9, line: 1, column: 1 });
   });
 });

@@ -157,7 +157,7 @@ class QueryChecker implements TableChecker {
         return union(this, undefined, source.union);
       case 'ExternalData':
         return fail(
-          'invalid_argument',
+          'not_available_locally',
           'externaldata is not available on the local service: it reads files from URLs, which only the hosted service does; ingest the data into a dataset, or write it with datatable',
           source,
         );

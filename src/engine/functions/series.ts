@@ -295,12 +295,15 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
       const center = c.call.args.length > 3 ? `coalesce(${c.arg(3)}, false)` : 'false';
       return withSeries(c, 0, 'fx', (x) =>
         withSeries(c, 1, 'ff', (f) => {
-          const shift = `CASE WHEN ${center} THEN len(${f}) // 2 ELSE 0 END`;
+          // The filter normalized and its offset, once per row rather than once per element.
           const scale = `CASE WHEN ${normalize} AND list_sum(${f}) <> 0 THEN list_sum(${f}) ELSE 1 END`;
-          const at = `i - j + ${shift}`;
-          const term = `coalesce(${f}[j + 1], 0) * CASE WHEN ${at} >= 0 AND ${at} < len(${x}) THEN coalesce(${x}[${at} + 1], 0) ELSE 0 END`;
-          const element = `list_sum(list_transform(range(len(${f})), j -> ${term})) / ${scale}`;
-          return `CASE WHEN ${x} IS NULL OR ${f} IS NULL THEN NULL ELSE ${realArray(`list_transform(range(len(${x})), i -> ${element})`)} END`;
+          const prepared = `{'w': list_transform(${f}, v -> coalesce(v, 0) / ${scale}), 's': CASE WHEN ${center} THEN len(${f}) // 2 ELSE 0 END}`;
+          return reuse(prepared, 'fp', (filter) => {
+            const at = `i - j + 1 + ${filter}.s`;
+            const term = `w * CASE WHEN ${at} >= 0 AND ${at} < len(${x}) THEN coalesce(${x}[${at} + 1], 0) ELSE 0 END`;
+            const element = `list_sum(list_transform(${filter}.w, (w, j) -> ${term}))`;
+            return `CASE WHEN ${x} IS NULL OR ${f} IS NULL THEN NULL ELSE ${realArray(`list_transform(range(len(${x})), i -> ${element})`)} END`;
+          });
         }),
       );
     },

@@ -331,7 +331,7 @@ class PlanCompiler {
       case 'join':
         return this.join(node);
       case 'mvexpand':
-        return this.mvExpand(node);
+        return this.mvExpand(node, needed);
       case 'series':
         return this.series(node);
     }
@@ -385,35 +385,36 @@ class PlanCompiler {
   }
 
   /**
-   * One row per index below the longest expanded value's length, beside its input row: a JSON
-   * array's elements, a bag's properties, a scalar (or null) once; an empty array no row.
+   * One row per element of the longest expanded value, beside its input row. Each expanded
+   * value becomes a list of JSON texts once per row — a JSON array's elements (parsed once, by
+   * one cast), a bag's properties, a scalar (or null) as itself — and `unnest`s in one SELECT
+   * take the lists in parallel, a shorter one giving null; an empty array gives no row. The
+   * item index is computed only where something reads it (it costs about as much again).
    */
-  private mvExpand(node: MvExpandNode): string {
-    const needed = new Set(node.outputs.map((item) => item.source));
-    const input = this.block(node.input, needed);
-    const i = 't.i';
-    const sources = [...new Set(node.outputs.filter((item) => item.expand).map((item) => item.source))].map((id) => `q.${columnName(id)}`);
-    const length = (x: string): string =>
-      `CASE WHEN ${x} IS NULL OR NOT json_valid(${x}) THEN 1 WHEN json_type(${x}) = 'ARRAY' THEN json_array_length(${x}) WHEN json_type(${x}) = 'OBJECT' THEN len(json_keys(${x})) ELSE 1 END`;
-    const longest = sources.length === 1 ? length(sources[0] as string) : `greatest(${sources.map(length).join(', ')})`;
-    const count = node.limit !== undefined ? `least(${longest}, ${sqlInteger(node.limit)})` : longest;
-    const element = (x: string, bag: 'bag' | 'array'): string => {
-      const key = `json_keys(${x})[${i} + 1]`;
-      const path = `concat('$."', replace(replace(${key}, '\\', '\\\\'), '"', '\\"'), '"')`;
-      const property = bag === 'bag' ? `json_object(${key}, json_extract(${x}, ${path}))` : `json_array(${key}, json_extract(${x}, ${path}))`;
-      return (
-        `CASE WHEN ${x} IS NULL THEN NULL WHEN NOT json_valid(${x}) THEN CASE WHEN ${i} = 0 THEN CAST(to_json(${x}) AS VARCHAR) END ` +
-        `WHEN json_type(${x}) = 'ARRAY' THEN CAST(json_extract(${x}, ${i}) AS VARCHAR) ` +
-        `WHEN json_type(${x}) = 'OBJECT' THEN CAST(${property} AS VARCHAR) ` +
-        `WHEN ${i} = 0 THEN ${x} END`
-      );
+  private mvExpand(node: MvExpandNode, needed: ReadonlySet<number>): string {
+    const outputs = node.outputs.filter((item) => needed.has(item.column.id) || item.expand);
+    const input = this.block(node.input, new Set(outputs.map((item) => item.source)));
+    const expanded = [...new Map(node.outputs.filter((item) => item.expand).map((item) => [`${item.source}:${item.expand}`, item])).values()];
+    const listName = (item: { source: number; expand?: 'bag' | 'array' }): string =>
+      quoteIdentifier(`l${expanded.findIndex((candidate) => candidate.source === item.source && candidate.expand === item.expand)}`);
+    const elements = (x: string, bag: 'bag' | 'array'): string => {
+      const path = `concat('$."', replace(replace(k, '\\', '\\\\'), '"', '\\"'), '"')`;
+      const property = bag === 'bag' ? `json_object(k, json_extract(${x}, ${path}))` : `json_array(k, json_extract(${x}, ${path}))`;
+      // The array cast first: it is the common case, and it is null for anything but an array.
+      const other =
+        `CASE WHEN NOT json_valid(${x}) THEN [CAST(to_json(${x}) AS VARCHAR)] ` +
+        `WHEN json_type(${x}) = 'OBJECT' THEN list_transform(json_keys(${x}), k -> CAST(${property} AS VARCHAR)) ELSE [${x}] END`;
+      const list = `CASE WHEN ${x} IS NULL THEN [CAST(NULL AS VARCHAR)] ELSE coalesce(CAST(TRY_CAST(${x} AS JSON[]) AS VARCHAR[]), ${other}) END`;
+      return node.limit !== undefined ? `list_slice(${list}, 1, ${sqlInteger(node.limit)})` : list;
     };
-    const columns = node.outputs.map((item) =>
-      item.expand ? `${element(`q.${columnName(item.source)}`, item.expand)} AS ${columnName(item.column.id)}` : `q.${columnName(item.source)} AS ${columnName(item.column.id)}`,
-    );
-    columns.push(`${i} AS ${columnName(node.itemIndex.id)}`);
-    if (this.carrying) columns.push(`q.${quoteIdentifier(MATCHED)}`);
-    return `SELECT ${columns.join(', ')} FROM (${input}) AS q, range(0, CAST(${count} AS BIGINT)) AS t(i)`;
+    const lists = expanded.map((item) => `${elements(`q.${columnName(item.source)}`, item.expand ?? 'array')} AS ${listName(item)}`);
+    const columns = outputs.map((item) => (item.expand ? `unnest(${listName(item)}) AS ${columnName(item.column.id)}` : `${columnName(item.source)} AS ${columnName(item.column.id)}`));
+    if (needed.has(node.itemIndex.id)) {
+      const lengths = expanded.map((item) => `len(${listName(item)})`);
+      columns.push(`unnest(range(0, ${lengths.length === 1 ? (lengths[0] as string) : `greatest(${lengths.join(', ')})`})) AS ${columnName(node.itemIndex.id)}`);
+    }
+    if (this.carrying) columns.push(quoteIdentifier(MATCHED));
+    return `SELECT ${columns.join(', ')} FROM (SELECT q.*, ${lists.join(', ')} FROM (${input}) AS q) AS q`;
   }
 
   /**
