@@ -15,7 +15,7 @@ import type { FunctionDef, Param, SqlCall } from './types.js';
  */
 
 const IPV4 = '^\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}(?:/\\d{1,2})?$';
-const IPV6_GROUPS = '^[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){7}$';
+const IPV6_GROUPS = '^[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}$';
 
 /** `body` of a value it refers to several times: a column, a parameter or a lambda's variable as it is, anything else bound once. */
 function once(sql: string, name: string, body: (ref: string) => string): string {
@@ -157,7 +157,7 @@ function expanded(address: string): string {
 
 /** The `{h, l, p}` of IPv6 text (any IPv4 address too, as its IPv4-mapped IPv6 address), or null. */
 function ipv6(textSql: string): string {
-  return once(`lower(trim(${textSql}))`, 'v6t', (t) => {
+  return once(textSql, 'v6t', (t) => {
     const prefix = `CASE WHEN contains(${t}, '/') THEN TRY_CAST(split_part(${t}, '/', 2) AS INTEGER) ELSE 128 END`;
     const mapped = bindOnce(ipv4(t), 'm4', `CASE WHEN m4 IS NOT NULL THEN {'h': CAST(0 AS UBIGINT), 'l': CAST(281470681743360 + m4.v AS UBIGINT), 'p': m4.p + 96} END`);
     const half = (first: number): string => `CAST('0x' || ${[0, 1, 2, 3].map((k) => `lpad(v6s[${first + k}], 4, '0')`).join(' || ')} AS UBIGINT)`;
@@ -225,7 +225,7 @@ function parseIpv4(text: string): Range | undefined {
 
 /** IPv6 text (or IPv4, mapped) as `ipv6()` reads it in SQL. */
 function parseIpv6(input: string): Range | undefined {
-  const text = input.trim().toLowerCase();
+  const text = input;
   if (!text.includes(':')) {
     const v4 = parseIpv4(text);
     return v4 && { value: (0xffffn << 32n) | v4.value, prefix: v4.prefix + 96 };

@@ -23,7 +23,7 @@ const mask = (value: bigint, prefix: number, width: number): bigint => (value >>
 
 /** `{value, prefix}` of IPv6 text as one 128-bit number (IPv4 as IPv4-mapped), or null. */
 function ipv6(text: string): { value: bigint; prefix: number } | null {
-  const lower = text.trim().toLowerCase();
+  const lower = text.toLowerCase();
   if (!lower.includes(':')) {
     const v4 = ipv4(lower);
     return v4 && { value: (0xffffn << 32n) | v4.value, prefix: v4.prefix + 96 };
