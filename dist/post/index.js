@@ -31708,6 +31708,16 @@ class UnavailableError extends TimemarkError {
         });
     }
 }
+/**
+ * The disk holding the data dir is full: nothing was written, and the same request succeeds once
+ * space is freed. HTTP 507 Insufficient Storage. The message is the reply: it names the cause
+ * and the setting to change, which an operator needs and which leaks nothing.
+ */
+class InsufficientStorageError extends TimemarkError {
+    constructor(message, options = {}) {
+        super('disk_full', message, options);
+    }
+}
 /** The data dir cannot be used (not creatable, not writable, a file in the way, a pseudo file system). Exit code 1. */
 class DataDirError extends TimemarkError {
     constructor(message, options = {}) {
