@@ -5,9 +5,7 @@
  * is stored once), /readyz says `disk full`, the log has one error line for the episode, and every
  * write acknowledged before the disk filled up is still there.
  */
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import { createLogger } from '../../src/common/logger.js';
 import { startService, type RunningService } from '../../src/service/server.js';
 import { TEST_TOKEN, testServiceConfig } from '../helpers/local-service.js';
 import { runOnlyIf } from '../helpers/requirements.js';
+import { mountSmallFilesystem, type SmallFilesystem } from '../helpers/small-filesystem.js';
 
 const DOCUMENT = JSON.parse(readFileSync(new URL('../fixtures/dashboards/deploys.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 const DATASET = 'full-disk';
@@ -37,31 +36,12 @@ function writes(round: string): Array<{ route: string; path: string; body: unkno
   ];
 }
 
-/** Writes zeros until the filesystem refuses even one more byte. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1024 * 1024, 4096, 1]) {
-      const chunk = Buffer.alloc(size);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe('the service on a full disk', () => {
-  const mountPoint = mkdtempSync(join(tmpdir(), 'timemark-full-disk-'));
-  const dataDir = join(mountPoint, 'data');
-  const filler = join(mountPoint, 'filler');
-  const lines: Array<Record<string, unknown>> = [];
+  // Mounted in beforeAll, so that a run that skips these tests mounts nothing.
+  let disk: SmallFilesystem | undefined;
   let mounted = false;
+  let dataDir = '';
+  const lines: Array<Record<string, unknown>> = [];
   let service: RunningService | undefined;
 
   async function call(path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') {
@@ -75,20 +55,17 @@ describe('the service on a full disk', () => {
   }
 
   beforeAll(async () => {
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-      mounted = true;
-    } catch {
-      return;
-    }
+    disk = mountSmallFilesystem('timemark-full-disk-', 64);
+    mounted = disk.mounted;
+    if (!mounted) return;
+    dataDir = join(disk.mountPoint, 'data');
     mkdirSync(dataDir);
     const logger = createLogger({ name: 'timemark-service', level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
     service = await startService(testServiceConfig({ dataDir }), { logger });
   });
   afterAll(async () => {
     await service?.close();
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.remove();
   });
 
   it('answers 507 on every write route, says disk full, logs the episode once, and takes the same writes again once space is back', async (context) => {
@@ -101,7 +78,7 @@ describe('the service on a full disk', () => {
     const db = new Database(join(dataDir, 'timemark.db'));
     expect(db.pragma('wal_checkpoint(TRUNCATE)', { simple: true })).toBe(0);
     db.close();
-    fill(filler);
+    disk?.fill();
 
     for (const attempt of [1, 2]) {
       for (const write of writes('full')) {
@@ -121,7 +98,7 @@ describe('the service on a full disk', () => {
     expect(errors().map((line) => line.msg)).toEqual([expect.stringMatching(/^disk full: /)]);
     expect(lines.filter((line) => line.msg === 'request' && line.status === 507 && line.level === 40)).toHaveLength(16);
 
-    rmSync(filler);
+    disk?.free();
     // No restart: the readiness probe finds the space, and the service is ready again soon after.
     expect((await call('/readyz')).body.checks.disk).toBe('ok');
     for (let waited = 0; (await call('/readyz')).status !== 200; waited += 100) {

@@ -3,52 +3,30 @@
  * filled up: a delivery is refused with 503 and Retry-After, so the sender retries, and the same
  * delivery is recorded once space is back, without a restart.
  */
-import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../helpers/local-service.js';
 import { runOnlyIf } from '../../helpers/requirements.js';
+import { mountSmallFilesystem, type SmallFilesystem } from '../../helpers/small-filesystem.js';
 import { SQLITE_FILE_NAME } from '../../../webhook-server/src/store/sqlite.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { githubDelivery, withDeploymentId } from '../helpers/github.js';
 
-/** Writes zeros until the filesystem refuses even one more byte. */
-function fill(file: string): void {
-  const fd = openSync(file, 'w');
-  try {
-    for (const size of [1024 * 1024, 4096, 1]) {
-      const chunk = Buffer.alloc(size);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch {
-          break;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe('the bridge on a full disk', () => {
-  const mountPoint = mkdtempSync(join(tmpdir(), 'timemark-bridge-full-'));
-  const dataDir = join(mountPoint, 'data');
-  const filler = join(mountPoint, 'filler');
+  // Mounted in beforeAll, so that a run that skips these tests mounts nothing.
+  let disk: SmallFilesystem | undefined;
   let mounted = false;
+  let dataDir = '';
   let service: LocalService | undefined;
   let bridge: TestBridge | undefined;
 
   beforeAll(async () => {
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-      mounted = true;
-    } catch {
-      return;
-    }
+    disk = mountSmallFilesystem('timemark-bridge-full-', 16);
+    mounted = disk.mounted;
+    if (!mounted) return;
+    dataDir = join(disk.mountPoint, 'data');
     mkdirSync(dataDir);
     service = await startLocalService();
     bridge = await startTestBridge({ serviceUrl: service.url, token: service.token, dataDir });
@@ -56,8 +34,7 @@ describe('the bridge on a full disk', () => {
   afterAll(async () => {
     await bridge?.close();
     await service?.close();
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.remove();
   });
 
   it('answers 503 with Retry-After, and records the retried delivery once space is back', async (context) => {
@@ -70,7 +47,7 @@ describe('the bridge on a full disk', () => {
     const db = new Database(join(dataDir, SQLITE_FILE_NAME));
     expect(db.pragma('wal_checkpoint(TRUNCATE)', { simple: true })).toBe(0);
     db.close();
-    fill(filler);
+    disk?.fill();
 
     const refused = githubDelivery('deployment.created', { change: withDeploymentId(910_002), delivery: 'full-refused' });
     const response = await fetch(`${running.url}/webhooks/github`, { method: 'POST', body: refused.body, headers: { 'content-type': 'application/json', ...refused.headers } });
@@ -78,7 +55,7 @@ describe('the bridge on a full disk', () => {
     expect(response.headers.get('retry-after')).toBe('5');
     expect(await response.json()).toEqual({ code: 503, message: 'The bridge cannot serve this request right now. Retry later.' });
 
-    rmSync(filler);
+    disk?.free();
     const retried = await running.post('github', refused.body, refused.headers);
     expect(retried.status).toBe(202);
     expect(await running.store.episodes('github:acme/shop:deployment:910002')).toHaveLength(1);
