@@ -64,6 +64,9 @@ const COMPARISON_TOKENS: ReadonlySet<string> = new Set([
 ]);
 
 /** Names that write a typed null: `int(null)`. */
+/** What `dynamic(…)` expected where it found something else: where an expression may stand instead. */
+const JSON_VALUE = 'a JSON value';
+
 const NULLABLE_TYPES: ReadonlySet<string> = new Set(['bool', 'boolean', 'int', 'long', 'real', 'double', 'decimal', 'string', 'datetime', 'timespan', 'dynamic']);
 
 /** Parses one APL query. Throws AplError, positioned, at the first error. */
@@ -1053,10 +1056,25 @@ class Parser {
     if (token.value === 'dynamic') {
       this.advance();
       this.enter();
-      const value = this.parseJson();
+      const content = this.index;
+      let value: Ast.Expression;
+      try {
+        value = { kind: 'Dynamic', value: this.parseJson(), loc: this.locFrom(token) };
+      } catch (jsonError) {
+        // The reference also builds values from fields (`dynamic({'path': uri})`), which JSON
+        // cannot hold: read the content again as bags and arrays of expressions. Where that
+        // fails too, the JSON reading's error is the one that says what was expected.
+        if (!(jsonError instanceof AplError) || !jsonError.message.includes(`expected ${JSON_VALUE}`)) throw jsonError;
+        this.index = content;
+        try {
+          value = this.parseDynamicOfExpressions();
+        } catch {
+          throw jsonError;
+        }
+      }
       this.depth--;
       this.expect(TokenKind.PAREN_R);
-      return { kind: 'Dynamic', value, loc: this.locFrom(token) };
+      return value.kind === 'Dynamic' ? { ...value, loc: this.locFrom(token) } : value;
     }
     this.advance();
     this.enter();
@@ -1111,6 +1129,58 @@ class Parser {
       throw new AplError('syntax', `invalid timespan '${raw}'; expected a length such as 15s, 1.5h or 1.02:03:04`, token);
     }
     return { kind: 'Timespan', value, loc: this.locFrom(token) };
+  }
+
+  /**
+   * The content of `dynamic(…)` that holds expressions: a bag becomes `bag_pack(key, value, …)`,
+   * an array `pack_array(…)`, anything else is an expression (`null` a dynamic null), so that
+   * each value is computed per row, as the functions do.
+   */
+  private parseDynamicOfExpressions(): Ast.Expression {
+    const token = this.peek();
+    if (this.depth > this.maxDepth) throw this.tooDeep(token);
+    const call = (name: string, args: Ast.Expression[]): Ast.Expression => ({
+      kind: 'Call',
+      name: { kind: 'Identifier', name, loc: this.locOf(token) },
+      args,
+      loc: this.locFrom(token),
+    });
+    const nested = (): Ast.Expression => {
+      this.depth++;
+      const value = this.parseDynamicOfExpressions();
+      this.depth--;
+      return value;
+    };
+    if (token.kind === TokenKind.BRACKET_L) {
+      this.advance();
+      const items: Ast.Expression[] = [];
+      if (this.peek().kind !== TokenKind.BRACKET_R) {
+        do items.push(nested());
+        while (this.accept(TokenKind.COMMA));
+      }
+      this.expect(TokenKind.BRACKET_R);
+      return items.length === 0 ? { kind: 'Dynamic', value: [], loc: this.locFrom(token) } : call('pack_array', items);
+    }
+    if (token.kind === TokenKind.BRACE_L) {
+      this.advance();
+      const args: Ast.Expression[] = [];
+      if (this.peek().kind !== TokenKind.BRACE_R) {
+        do {
+          const key = this.peek();
+          if (key.kind !== TokenKind.STRING) throw this.unexpected(key, 'a quoted key');
+          this.advance();
+          if (!this.accept(TokenKind.ASSIGN)) this.expect(TokenKind.COLON);
+          args.push({ kind: 'String', value: key.value, loc: this.locFrom(key) }, nested());
+        } while (this.accept(TokenKind.COMMA));
+      }
+      this.expect(TokenKind.BRACE_R);
+      return args.length === 0 ? { kind: 'Dynamic', value: {}, loc: this.locFrom(token) } : call('bag_pack', args);
+    }
+    if (token.kind === TokenKind.NAME && token.value === 'null' && !this.peekAt(1, TokenKind.PAREN_L)) {
+      this.advance();
+      return { kind: 'TypedNull', type: 'dynamic', loc: this.locFrom(token) };
+    }
+    return this.parseExpression();
   }
 
   /** The content of `dynamic(…)`: JSON, with APL's quoting. */
@@ -1187,9 +1257,9 @@ class Parser {
           this.advance();
           return token.value === 'null' ? null : token.value === 'true';
         }
-        throw this.unexpected(token, 'a JSON value');
+        throw this.unexpected(token, JSON_VALUE);
       default:
-        throw this.unexpected(token, 'a JSON value');
+        throw this.unexpected(token, JSON_VALUE);
     }
   }
 

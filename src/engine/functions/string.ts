@@ -473,6 +473,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     examples: [
       { apl: "format_url(dynamic({'scheme': 'https', 'host': 'api.example.com', 'path': '/api/users'}))", result: 'https://api.example.com/api/users', type: 'string' },
       { apl: "format_url(dynamic({'scheme': 'http', 'host': 'localhost', 'port': 8080, 'path': '/frontend'}))", result: 'http://localhost:8080/frontend' },
+      { apl: "format_url(dynamic({'scheme': 'https', 'host': 'api.example.com', 'port': 8443, 'path': strcat('/status/', status)}))", result: 'https://api.example.com:8443/status/200' },
       {
         apl: 'format_url(dynamic({"scheme": "https", "host": "github.com", "path": "/axiomhq/next-axiom", "port": 443, "fragment": "axiom", "user": "axiom", "password": "apl"}))',
         result: 'https://axiom:apl@github.com:443/axiomhq/next-axiom#axiom',

@@ -190,6 +190,25 @@ describe('parser', () => {
     expect(shape(whereOf('x in (dynamic(["a", 1, -2.5, null, {"k": [true]}]))'))).toMatchObject({
       items: [{ kind: 'Dynamic', value: ['a', 1, -2.5, null, { k: [true] }] }],
     });
+    // Values computed from fields, as the reference writes them: bags and arrays of expressions.
+    expect(shape(whereOf("x == dynamic({'path': uri, 'n': [1, n + 1], 'none': null, 'empty': {}})"))).toMatchObject({
+      right: {
+        kind: 'Call',
+        name: { name: 'bag_pack' },
+        args: [
+          { kind: 'String', value: 'path' },
+          { kind: 'Name', name: 'uri' },
+          { kind: 'String', value: 'n' },
+          { kind: 'Call', name: { name: 'pack_array' }, args: [{ kind: 'Int' }, { kind: 'Binary', operator: '+' }] },
+          { kind: 'String', value: 'none' },
+          { kind: 'TypedNull', type: 'dynamic' },
+          { kind: 'String', value: 'empty' },
+          { kind: 'Dynamic', value: {} },
+        ],
+      },
+    });
+    // Where neither reading works, the JSON reading says what it expected.
+    expect(errorOf("T | where x == dynamic({'a': })").message).toMatch(/expected a JSON value, found '}'/);
   });
 
   it('parses dotted names, bracketed names and member access', () => {
