@@ -64,8 +64,11 @@ const COMPARISON_TOKENS: ReadonlySet<string> = new Set([
 ]);
 
 /** Names that write a typed null: `int(null)`. */
-/** What `dynamic(…)` expected where it found something else: where an expression may stand instead. */
-const JSON_VALUE = 'a JSON value';
+/**
+ * `dynamic(…)` found something that is not a JSON value where a value goes: there, an expression
+ * may stand instead (`dynamic({'path': uri})`). The same error as any other, told apart by class.
+ */
+class NotJsonValueError extends AplError {}
 
 const NULLABLE_TYPES: ReadonlySet<string> = new Set(['bool', 'boolean', 'int', 'long', 'real', 'double', 'decimal', 'string', 'datetime', 'timespan', 'dynamic']);
 
@@ -115,11 +118,7 @@ class Parser {
   private parseTabular(): Ast.TabularExpression {
     const start = this.peek();
     if (start.kind === TokenKind.PAREN_L) {
-      this.advance();
-      this.enter();
-      const inner = this.parseTabular();
-      this.depth--;
-      this.expect(TokenKind.PAREN_R);
+      const inner = this.parseParenthesizedTabular();
       const operators = [...inner.operators, ...this.parseOperators()];
       return { kind: 'Tabular', source: inner.source, operators, loc: this.locFrom(start) };
     }
@@ -332,17 +331,22 @@ class Parser {
     return { kind: 'Union', withSource, tables, loc: this.locFrom(start) };
   }
 
+  /** `(T | …)`: a tabular expression in parentheses, one nesting level deeper. */
+  private parseParenthesizedTabular(): Ast.TabularExpression {
+    this.expect(TokenKind.PAREN_L);
+    this.enter();
+    const inner = this.parseTabular();
+    this.depth--;
+    this.expect(TokenKind.PAREN_R);
+    return inner;
+  }
+
   /** A table an operator takes: `(T | …)`, `['name']`, `name`, or a dataset pattern `github*`. */
   private parseTableReference(): Ast.TableReference {
     const start = this.peek();
     if (start.kind === TokenKind.PAREN_L) {
       // The operators after `)` are the outer query's.
-      this.advance();
-      this.enter();
-      const inner = this.parseTabular();
-      this.depth--;
-      this.expect(TokenKind.PAREN_R);
-      return { ...inner, loc: this.locFrom(start) };
+      return { ...this.parseParenthesizedTabular(), loc: this.locFrom(start) };
     }
     if (start.kind === TokenKind.BRACKET_L) {
       const name = this.parseBracketedName();
@@ -1064,7 +1068,7 @@ class Parser {
         // The reference also builds values from fields (`dynamic({'path': uri})`), which JSON
         // cannot hold: read the content again as bags and arrays of expressions. Where that
         // fails too, the JSON reading's error is the one that says what was expected.
-        if (!(jsonError instanceof AplError) || !jsonError.message.includes(`expected ${JSON_VALUE}`)) throw jsonError;
+        if (!(jsonError instanceof NotJsonValueError)) throw jsonError;
         this.index = content;
         try {
           value = this.parseDynamicOfExpressions();
@@ -1257,9 +1261,9 @@ class Parser {
           this.advance();
           return token.value === 'null' ? null : token.value === 'true';
         }
-        throw this.unexpected(token, JSON_VALUE);
+        throw this.unexpected(token, 'a JSON value', NotJsonValueError);
       default:
-        throw this.unexpected(token, JSON_VALUE);
+        throw this.unexpected(token, 'a JSON value', NotJsonValueError);
     }
   }
 
@@ -1347,8 +1351,8 @@ class Parser {
     return this.advance();
   }
 
-  private unexpected(token: Token, expected: string): AplError {
-    return new AplError('syntax', `expected ${expected}, found ${describeToken(token)}`, token);
+  private unexpected(token: Token, expected: string, ErrorClass: typeof AplError = AplError): AplError {
+    return new ErrorClass('syntax', `expected ${expected}, found ${describeToken(token)}`, token);
   }
 
   private locOf(token: Token): Ast.Loc {

@@ -61,17 +61,6 @@ function asColumnType(expr: Expr, column: PlanColumn, node: Ast.Expression): Exp
   return fail('type_mismatch', `datatable column '${column.name}' is ${column.type}, got ${expr.type}`, node);
 }
 
-/** The APL type names getschema reports, by plan type. */
-const TYPE_TEXT: Readonly<Record<ScalarType, string>> = {
-  bool: 'bool',
-  long: 'long',
-  real: 'real',
-  string: 'string',
-  datetime: 'datetime',
-  timespan: 'timespan',
-  dynamic: 'dynamic',
-};
-
 /** `getschema`: one row per column of the input — ColumnName, DataType, ColumnOrdinal, ColumnType (the reference's order). */
 export function getschema(checker: TableChecker, input: PlanNode): PlanNode {
   const { builder } = checker;
@@ -83,9 +72,10 @@ export function getschema(checker: TableChecker, input: PlanNode): PlanNode {
   ];
   const rows = visible(input).map((column, index): Expr[] => [
     literal('string', column.name),
-    literal('string', TYPE_TEXT[column.type]),
+    // The plan's type names are APL's own (bool, long, real, string, datetime, timespan, dynamic).
+    literal('string', column.type),
     literal('long', BigInt(index)),
-    literal('string', TYPE_TEXT[column.type]),
+    literal('string', column.type),
   ]);
   return builder.values(columns, rows);
 }

@@ -275,16 +275,6 @@ function indexOfRegexSql(c: SqlCall): string {
   return `CASE WHEN ${start} < 0 OR ${occurrence} < 1 OR ${length} < -1 THEN NULL ELSE ${found} END`;
 }
 
-/** The type names `gettype` reports for values of each plan type (dynamic values are looked at). */
-const TYPE_NAMES: Readonly<Record<Exclude<ScalarType, 'dynamic'>, string>> = {
-  bool: 'bool',
-  long: 'long',
-  real: 'real',
-  string: 'string',
-  datetime: 'datetime',
-  timespan: 'timespan',
-};
-
 /** String functions (scalar-functions/string-functions). */
 export const STRING_FUNCTIONS: readonly FunctionDef[] = [
   {
@@ -488,7 +478,8 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     returns: 'string',
     sql: (c) => {
       const type = c.type(0);
-      if (type !== 'dynamic') return c.bind(TYPE_NAMES[type], 'string');
+      // The plan's type names are the ones gettype reports; a dynamic value's own type is looked at.
+      if (type !== 'dynamic') return c.bind(type, 'string');
       return `CASE json_type(${c.arg(0)}) WHEN 'ARRAY' THEN 'array' WHEN 'OBJECT' THEN 'dictionary' WHEN 'VARCHAR' THEN 'string' WHEN 'BIGINT' THEN 'long' WHEN 'UBIGINT' THEN 'long' WHEN 'DOUBLE' THEN 'real' WHEN 'BOOLEAN' THEN 'bool' ELSE 'null' END`;
     },
     examples: [
