@@ -346,7 +346,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'now() - ago(1h)', result: '01:00:00', type: 'timespan' },
       { apl: 'ago(1d)', result: '2024-05-01T00:00:00Z', type: 'datetime' },
       { query: "['sample-http-logs'] | where _time > ago(12h) | count", rows: [{ count: 5 }] },
-      { query: "['sample-http-logs'] | where _time > ago(12h) | where toint(status) >= 400 | summarize error_count = count() by bin(_time, 1h)", rows: [{ _time: '2024-05-01T12:00:00Z', error_count: 2 }] },
+      { query: "['sample-http-logs'] | where _time > ago(12h) and toint(status) >= 400 | summarize failures = count() by bin(_time, 1h)", rows: [{ _time: '2024-05-01T12:00:00Z', failures: 2 }] },
       { apl: 'ago(1)', error: 'ago() expects a timespan as argument 1, got long; write a timespan such as 1h' },
     ],
   },
@@ -394,8 +394,8 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       { apl: "datetime_diff('year', datetime(2024-01-01), datetime(2025-12-31))", result: -1 },
       { apl: "datetime_diff('nanosecond', datetime(2024-05-01), datetime(null))", result: null },
       {
-        query: "['sample-http-logs'] | where toint(status) >= 400 | extend days_ago = datetime_diff('day', now(), _time) | summarize error_count = count() by days_ago | sort by days_ago asc",
-        rows: [{ days_ago: 1, error_count: 2 }],
+        query: "['sample-http-logs'] | where toint(status) >= 400 | summarize failures = count() by age_in_days = datetime_diff('day', now(), _time) | order by age_in_days asc",
+        rows: [{ age_in_days: 1, failures: 2 }],
       },
       { apl: "datetime_diff('fortnight', now(), now())", error: "datetime_diff() needs a constant part as argument 1, one of year, quarter, month, week, day, hour, minute, second, millisecond, microsecond, nanosecond, got 'fortnight'" },
     ],
@@ -421,14 +421,14 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       { apl: "datetime_part('microsecond', datetime(2024-05-01T13:14:15.123456789Z))", result: 123456 },
       { apl: "datetime_part('nanosecond', datetime(2024-05-01T13:14:15.123456789Z))", result: 123456789 },
       { apl: "datetime_part('hour', datetime(1969-12-31T23:30:00Z))", result: 23 },
-      { query: "['sample-http-logs'] | extend hour = datetime_part('hour', _time) | summarize request_count = count() by hour | sort by hour asc", rows: [{ hour: 12, request_count: 6 }] },
+      { query: "['sample-http-logs'] | summarize requests = count() by hour_of_day = datetime_part('hour', _time) | order by hour_of_day asc", rows: [{ hour_of_day: 12, requests: 6 }] },
       { apl: "datetime_part('weekday', now())", error: "datetime_part() needs a constant part as argument 1, one of year, quarter, month, week_of_year, week, day, dayofyear, hour, minute, second, millisecond, microsecond, nanosecond, got 'weekday'" },
     ],
   },
   part('dayofmonth', (ts) => `day(${ts})`, 'The day of the month (1–31, UTC) of a datetime.', [
     { apl: 'dayofmonth(datetime(2024-05-31T23:59:59Z))', result: 31, type: 'integer' },
     { apl: 'dayofmonth(_time)', result: 1 },
-    { query: "['sample-http-logs'] | extend day = dayofmonth(_time) | summarize request_count = count() by day | sort by day asc", rows: [{ day: 1, request_count: 6 }] },
+    { query: "['sample-http-logs'] | summarize requests = count() by day_of_month = dayofmonth(_time) | order by day_of_month asc", rows: [{ day_of_month: 1, requests: 6 }] },
   ]),
   {
     name: 'dayofweek',
@@ -440,7 +440,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'dayofweek(datetime(2024-05-01))', result: 3, type: 'integer' },
       { apl: 'dayofweek(datetime(2024-04-28T23:00:00Z))', result: 0 },
       { apl: 'dayofweek(datetime(1969-12-27))', result: 6 },
-      { query: "['sample-http-logs'] | where toint(status) >= 400 | extend day = dayofweek(_time) | summarize error_count = count() by day | sort by day asc", rows: [{ day: 3, error_count: 2 }] },
+      { query: "['sample-http-logs'] | where toint(status) >= 400 | summarize failures = count() by weekday = dayofweek(_time) | order by weekday asc", rows: [{ weekday: 3, failures: 2 }] },
     ],
   },
   part('dayofyear', (ts) => `dayofyear(${ts})`, 'The day of the year (1–366, UTC) of a datetime.', [
@@ -510,7 +510,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
   part('getyear', (ts) => `year(${ts})`, 'The year (UTC) of a datetime.', [
     { apl: 'getyear(datetime(2024-12-31T23:59:59Z))', result: 2024, type: 'integer' },
     { apl: 'getyear(datetime(1969-12-31T23:59:59Z))', result: 1969 },
-    { query: "['sample-http-logs'] | extend year = getyear(_time) | summarize request_count = count() by year | sort by year asc", rows: [{ year: 2024, request_count: 6 }] },
+    { query: "['sample-http-logs'] | summarize requests = count() by calendar_year = getyear(_time) | order by calendar_year asc", rows: [{ calendar_year: 2024, requests: 6 }] },
   ]),
   part('hourofday', (_ts, ns) => `(${positiveMod(ns, DAY)} // ${sqlInteger(NS_PER.hour)})`, 'The hour (0–23, UTC) of a datetime.', [
     { apl: 'hourofday(datetime(2024-05-01T13:59:59Z))', result: 13, type: 'integer' },
@@ -554,7 +554,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
   },
   part('monthofyear', (ts) => `month(${ts})`, 'The month (1–12, UTC) of a datetime; the same as getmonth().', [
     { apl: 'monthofyear(datetime(2024-02-29))', result: 2, type: 'integer' },
-    { query: "['sample-http-logs'] | where toint(status) >= 500 | extend month = monthofyear(_time) | summarize error_count = count() by month | sort by month asc", rows: [{ month: 5, error_count: 1 }] },
+    { query: "['sample-http-logs'] | where toint(status) >= 500 | summarize server_errors = count() by month_number = monthofyear(_time) | order by month_number asc", rows: [{ month_number: 5, server_errors: 1 }] },
   ]),
   {
     name: 'now',
@@ -581,7 +581,7 @@ export const DATETIME_FUNCTIONS: readonly FunctionDef[] = [
     { apl: 'startofday(datetime(2024-05-01T12:34:56Z))', result: '2024-05-01T00:00:00Z', type: 'datetime' },
     { apl: 'startofday(datetime(1969-12-31T23:00:00Z))', result: '1969-12-31T00:00:00Z' },
     { apl: 'startofday(datetime(2024-05-01T12:34:56Z), 2)', result: '2024-05-03T00:00:00Z' },
-    { query: "['sample-http-logs'] | extend day_start = startofday(_time) | summarize request_count = count() by day_start | sort by day_start asc", rows: [{ day_start: '2024-05-01T00:00:00Z', request_count: 6 }] },
+    { query: "['sample-http-logs'] | summarize requests = count() by midnight = startofday(_time) | order by midnight asc", rows: [{ midnight: '2024-05-01T00:00:00Z', requests: 6 }] },
   ]),
   startOf('startofmonth', startOfCalendar('month'), 'Midnight (UTC) of the first day of the month of a datetime, moved by `offset` months.', [
     { apl: 'startofmonth(datetime(2024-02-29T12:00:00Z))', result: '2024-02-01T00:00:00Z', type: 'datetime' },

@@ -178,8 +178,8 @@ describe('project-reorder, project-away and project-keep', () => {
     expect(await names(`${LOGS} | project-reorder _time, method, status, uri, req_duration_ms, ['geo.city'], ['geo.country']`)).toEqual([
       '_time', 'method', 'status', 'uri', 'req_duration_ms', 'geo.city', 'geo.country', '_sysTime', 'content_type', 'id', 'is_tls', 'message', 'user_agent',
     ]);
-    expect(await names(`['otel-demo-traces'] | project-reorder _time, ['service.name'], kind, status_code, trace_id, span_id, duration`)).toEqual([
-      '_time', 'service.name', 'kind', 'status_code', 'trace_id', 'span_id', 'duration', '_sysTime',
+    expect(await names(`['otel-demo-traces'] | project-reorder _time, kind, ['service.name'], status_code, span_id, trace_id, duration`)).toEqual([
+      '_time', 'kind', 'service.name', 'status_code', 'span_id', 'trace_id', 'duration', '_sysTime',
     ]);
   });
 
@@ -197,15 +197,15 @@ describe('project-reorder, project-away and project-keep', () => {
     expect(await names(`${push} | project-reorder repo*, size*, b* asc`)).toEqual(['repo', 'repo_owner', 'size', 'size_large', 'b50', 'b9']);
     expect(await names(`${push} | project-reorder b* granny-asc, size* desc`)).toEqual(['b9', 'b50', 'size_large', 'size', 'repo', 'repo_owner']);
     expect(await names(`${push} | project-reorder b* granny-desc`)).toEqual(['b50', 'b9', 'repo', 'repo_owner', 'size', 'size_large']);
-    expect(await names(`['github-push-event'] | project-reorder repo*, num_commits, push_id, ref, size, ['id'], size_large desc`)).toEqual([
-      'repo', 'repo_owner', 'num_commits', 'push_id', 'ref', 'size', 'id', 'size_large', '_sysTime', '_time', 'b50', 'b9', 'commits',
+    expect(await names(`['github-push-event'] | project-reorder repo*, ref, push_id, num_commits, ['id'], size, size_large desc`)).toEqual([
+      'repo', 'repo_owner', 'ref', 'push_id', 'num_commits', 'id', 'size', 'size_large', '_sysTime', '_time', 'b50', 'b9', 'commits',
     ]);
   });
 
   it("reads ['prefix']* as a wildcard in project-away and project-keep", async () => {
     expect(await names(`${LOGS} | project-away status*, user*, is*, ['geo.']*`)).toEqual(['_sysTime', '_time', 'content_type', 'id', 'message', 'method', 'req_duration_ms', 'uri']);
     expect(await names(`${LOGS} | project-keep req*, content*, ['geo.']*`)).toEqual(['content_type', 'geo.city', 'geo.country', 'req_duration_ms']);
-    expect(await names(`['github-push-event'] | project-keep size*, repo*, ['commits']*, id*`)).toEqual(['commits', 'id', 'repo', 'repo_owner', 'size', 'size_large']);
+    expect(await names(`['github-push-event'] | project-keep id*, ['commits']*, repo*, size*`)).toEqual(['commits', 'id', 'repo', 'repo_owner', 'size', 'size_large']);
   });
 
   it('says what is wrong, where', async () => {
