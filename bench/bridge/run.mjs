@@ -2,7 +2,7 @@
 // Benchmark of the webhook bridge: sustained signed GitHub deliveries per second and p50/p99
 // acknowledgement latency, with the SQLite store and with PostgreSQL, against a bare Express
 // handler that only verifies the signature (the ceiling), all measured in the same run.
-// Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test] [--profile]
+// Usage: npm run build && node bench/bridge/run.mjs [--seconds 10] [--clients 16] [--database postgres://root@127.0.0.1:5432/test] [--profile] [--cpu-prof DIR]
 // Only talks to 127.0.0.1; each phase is bounded by --seconds and by --max requests.
 // --profile instead sends --deliveries deliveries to a PostgreSQL bridge through a counting
 // proxy (pg-profile.mjs) and prints statements, round trips and waits per delivery.
@@ -24,7 +24,10 @@ const options = flags({
   database: process.env.TIMEMARK_TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test',
   profile: false,
   deliveries: 2_000,
+  // A directory: the bare handler, each bridge and the service write a V8 CPU profile there (node --cpu-prof).
+  'cpu-prof': '',
 });
+const profileArgs = options['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof']}`] : [];
 const SECRET = 'bench-secret-0123456789';
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
 const ADMIN = 'bench-admin-token-0123456789abcdef';
@@ -87,7 +90,7 @@ async function drained(bridgeUrl, timeoutMs = 300_000) {
 
 async function bridgePhase(name, serviceUrl, extraEnv, profiler) {
   const dataDir = mkdtempSync(join(tmpdir(), 'timemark-bench-bridge-'));
-  const { child, match } = await spawnUntil([TIMEMARK_BIN, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
+  const { child, match } = await spawnUntil([...profileArgs, TIMEMARK_BIN, 'bridge', '--port', '0', '--data-dir', dataDir], /bridge listening on (http:\/\/[\d.:]+)/, {
     TIMEMARK_URL: serviceUrl,
     TIMEMARK_TOKEN: TOKEN,
     TIMEMARK_DATASETS: 'bench',
@@ -138,14 +141,14 @@ async function profilePhase(serviceUrl, schema) {
 
 let profiled;
 const serviceDir = mkdtempSync(join(tmpdir(), 'timemark-bench-service-'));
-const service = await startLocalService(serviceDir, TOKEN);
+const service = await startLocalService(serviceDir, TOKEN, profileArgs);
 const results = [];
 try {
   if (options.profile) {
     if (!(await postgresReachable(options.database))) throw new Error(`PostgreSQL at ${options.database} is not reachable: nothing to profile.`);
     profiled = await profilePhase(service.url, `bridge_bench_${randomBytes(4).toString('hex')}`);
   } else {
-    const bare = await spawnUntil([fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
+    const bare = await spawnUntil([...profileArgs, fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
     try {
       results.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`)) });
     } finally {

@@ -24,9 +24,9 @@ export function spawnUntil(args, ready, env = {}) {
   });
 }
 
-/** Starts `timemark serve` on a free port and resolves with its URL. */
-export async function startLocalService(dataDir, token) {
-  const { child, match } = await spawnUntil([TIMEMARK_BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], /listening on (http:\/\/[\d.:]+)/);
+/** Starts `timemark serve` on a free port and resolves with its URL; `nodeArgs` go to node (e.g. --cpu-prof). */
+export async function startLocalService(dataDir, token, nodeArgs = []) {
+  const { child, match } = await spawnUntil([...nodeArgs, TIMEMARK_BIN, 'serve', '--port', '0', '--data-dir', dataDir, '--token', token], /listening on (http:\/\/[\d.:]+)/);
   return { child, url: match[1] };
 }
 

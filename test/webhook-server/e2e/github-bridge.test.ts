@@ -218,7 +218,7 @@ describe.each(['sqlite', 'postgres'] as const)('the bridge with the %s store', (
       Date.now(),
     );
     const [episode] = await store.episodes(key);
-    await store.noteCreateAttempt(episode!.id, Date.parse('2024-06-28T14:55:57Z'));
+    await store.noteCreateAttempts([{ id: episode!.id, time: Date.parse('2024-06-28T14:55:57Z') }]);
     const orphan = await service.annotations.create(renderAnnotation(episode!.state, episodeMarker(key, 1)));
     await store.close();
 

@@ -135,6 +135,24 @@ describe('the outbox worker', () => {
     expect((await h.metrics.deadLettered.get()).values[0]?.value).toBe(1);
   });
 
+  it('applies a batch whose episodes fare differently: each is recorded as it ended', async () => {
+    const h = harness({ settings: { concurrency: 1, batchSize: 8 } });
+    const keys = Array.from({ length: 5 }, (_, index) => `outbox:batch-${index}`);
+    for (const key of keys) await h.record(key, 'start');
+    // One the service refuses, one whose annotation was made and then deleted: both in the same batch.
+    await h.store.ingest([{ event: { ...EVENTS.start, correlationKey: 'outbox:batch-invalid' }, target: { ...TARGET, datasets: ['x'.repeat(129)] } }], Date.now());
+    h.worker.start();
+    const first = await Promise.all(keys.map((key) => settledAs(h, key, 'synced')));
+    await settledAs(h, 'outbox:batch-invalid', 'dead');
+    await serviceClient.delete(first[0]!.annotationId as string);
+    for (const key of keys) await h.record(key, 'finish');
+    const second = await Promise.all(keys.map((key) => settledAs(h, key, 'synced', (episode) => episode.syncedVersion === episode.version && episode.version > 1)));
+    expect(second[0]!.annotationId).not.toBe(first[0]!.annotationId);
+    expect(second.slice(1).map((episode) => episode.annotationId)).toEqual(first.slice(1).map((episode) => episode.annotationId));
+    for (const key of keys) expect(await annotationsMarked(key)).toHaveLength(1);
+    expect((await h.metrics.applied.get()).values[0]?.value).toBe(10);
+  });
+
   it('backs off and retries while the service is unreachable, and gives up after maxAttempts naming the request', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

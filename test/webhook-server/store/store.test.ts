@@ -110,18 +110,83 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
       await drain(store);
       nextKey();
       await store.ingest([prepared('start', T0, key)], NOW);
-      const [first, second] = await Promise.all([store.claim('a', NOW), other.claim('b', NOW)]);
+      const [first, second] = await Promise.all([claimOne(store, 'a', NOW), claimOne(other, 'b', NOW)]);
       const winners = [first, second].filter((episode) => episode !== undefined);
       expect(winners).toHaveLength(1);
       const winner = winners[0]!;
       const [holder, owner, waiting] = first ? [store, 'a', other] : [other, 'b', store];
       // Held however long the apply takes: nothing expires on a clock.
-      expect(await waiting.claim('c', NOW + 3_600_000)).toBeUndefined();
+      expect(await claimOne(waiting, 'c', NOW + 3_600_000)).toBeUndefined();
       await holder.fail(winner.id, owner, { error: 'service down', nextAttemptAt: NOW, dead: false });
-      expect((await waiting.claim('c', NOW))?.id).toBe(winner.id);
+      expect((await claimOne(waiting, 'c', NOW))?.id).toBe(winner.id);
     } finally {
       await other.close();
     }
+  });
+
+  it('claims a batch of due episodes, none of them twice across replicas, and completes them in one call', async () => {
+    const other = await harness.open();
+    try {
+      await drain(store);
+      const keys = Array.from({ length: 10 }, () => nextKey());
+      await store.ingest(
+        keys.map((item) => prepared('start', T0, item)),
+        NOW,
+      );
+      const [mine, theirs] = await Promise.all([store.claimBatch('a', NOW, 6), other.claimBatch('b', NOW, 6)]);
+      const ids = [...mine, ...theirs].map((episode) => episode.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(mine.length).toBeLessThanOrEqual(6);
+      expect(theirs.length).toBeLessThanOrEqual(6);
+      // Whatever the first two batches left is for the next claim; nothing is held twice.
+      const rest = await store.claimBatch('c', NOW, 20);
+      expect([...ids, ...rest.map((episode) => episode.id)].sort()).toEqual(
+        (await Promise.all(keys.map(async (item) => (await store.episodes(item))[0]!.id))).sort(),
+      );
+      expect(await other.claimBatch('d', NOW, 20)).toEqual([]);
+
+      await store.completeBatch(
+        'a',
+        NOW,
+        mine.map((episode) => ({ id: episode.id, annotationId: `ann_${episode.id}`, appliedVersion: episode.version })),
+      );
+      // Another owner's completion is refused while the claim it lost is recorded.
+      await store.completeBatch('not-b', NOW, theirs.map((episode) => ({ id: episode.id, annotationId: 'ann_stale', appliedVersion: episode.version })));
+      await other.completeBatch(
+        'b',
+        NOW,
+        theirs.map((episode) => ({ id: episode.id, annotationId: `ann_${episode.id}`, appliedVersion: episode.version })),
+      );
+      await store.completeBatch(
+        'c',
+        NOW,
+        rest.map((episode) => ({ id: episode.id, annotationId: `ann_${episode.id}`, appliedVersion: episode.version })),
+      );
+      for (const item of keys) {
+        const [episode] = await store.episodes(item);
+        expect(episode).toMatchObject({ status: 'synced', annotationId: `ann_${episode!.id}`, syncedVersion: 1 });
+      }
+      expect(await store.claimBatch('e', NOW, 20)).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('writes the create trail of a batch in one call', async () => {
+    const keys = [nextKey(), nextKey()];
+    await store.ingest(
+      keys.map((item) => prepared('start', T0, item)),
+      NOW,
+    );
+    const [a, b] = await Promise.all(keys.map(async (item) => (await store.episodes(item))[0]!.id));
+    await store.noteCreateAttempts([
+      { id: a!, time: T0 },
+      { id: b!, time: T0 + 1_000 },
+      { id: a!, time: T0 - 2_000 },
+    ]);
+    await store.noteCreateAttempts([{ id: a!, time: T0 + 500 }]);
+    expect((await store.episodes(keys[0]!))[0]).toMatchObject({ probeFrom: T0 - 2_000, probeTo: T0 + 500 });
+    expect((await store.episodes(keys[1]!))[0]).toMatchObject({ probeFrom: T0 + 1_000, probeTo: T0 + 1_000 });
   });
 
   it('marks an episode synced only when no event changed it during the apply', async () => {
@@ -130,10 +195,10 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     const episode = (await store.episodes(key))[0]!;
     const claimed = await claimEpisode(store, episode.id);
     await store.ingest([prepared('finish', T0 + 60_000, key)], NOW);
-    await store.complete(claimed.id, 'w', 'ann_1', claimed.version, NOW);
+    await completeOne(store, claimed.id, 'w', 'ann_1', claimed.version, NOW);
     expect((await store.episodes(key))[0]).toMatchObject({ status: 'pending', annotationId: 'ann_1', syncedVersion: 1, version: 2 });
     const again = await claimEpisode(store, episode.id);
-    await store.complete(again.id, 'w', 'ann_1', again.version, NOW);
+    await completeOne(store, again.id, 'w', 'ann_1', again.version, NOW);
     expect((await store.episodes(key))[0]).toMatchObject({ status: 'synced', syncedVersion: 2 });
   });
 
@@ -164,8 +229,8 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     nextKey();
     await store.ingest([prepared('start', T0, key)], NOW);
     const id = (await store.episodes(key))[0]!.id;
-    await store.noteCreateAttempt(id, T0);
-    await store.noteCreateAttempt(id, T0 - 5_000);
+    await store.noteCreateAttempts([{ id: id, time: T0 }]);
+    await store.noteCreateAttempts([{ id: id, time: T0 - 5_000 }]);
     expect((await store.episodes(key))[0]).toMatchObject({ probeFrom: T0 - 5_000, probeTo: T0 });
   });
 
@@ -177,7 +242,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
     await store.ingest([old], then);
     const synced = (await store.episodes(syncedKey))[0]!;
     await claimEpisode(store, synced.id, then);
-    await store.complete(synced.id, 'w', 'ann_old', synced.version, then);
+    await completeOne(store, synced.id, 'w', 'ann_old', synced.version, then);
     nextKey();
     const pendingKey = key;
     await store.ingest([prepared('start', T0, pendingKey)], then);
@@ -198,7 +263,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s store', (kind) => {
       await store.ingest([prepared('start', T0, synced)], NOW);
       const [syncedEpisode] = await store.episodes(synced);
       await claimEpisode(store, syncedEpisode!.id);
-      await store.complete(syncedEpisode!.id, 'w', 'ann_synced', 1, NOW);
+      await completeOne(store, syncedEpisode!.id, 'w', 'ann_synced', 1, NOW);
       await store.ingest([prepared('start', T0, dead)], NOW);
       const [deadEpisode] = await store.episodes(dead);
       await claimEpisode(store, deadEpisode!.id);
@@ -294,54 +359,63 @@ describe('claims on PostgreSQL', () => {
   it('frees the episodes of a replica whose database session ends, at once, and fences its late result', async () => {
     const key = `github:acme/shop:deployment:claims-${++counter}`;
     await replicaA.ingest([prepared('start', T0, key)], NOW);
-    const claimed = (await replicaA.claim('replica-a', NOW))!;
+    const claimed = (await claimOne(replicaA, 'replica-a', NOW))!;
     expect(claimed.correlationKey).toBe(key);
-    expect(await replicaB.claim('replica-b', NOW)).toBeUndefined();
+    expect(await claimOne(replicaB, 'replica-b', NOW)).toBeUndefined();
 
     // What kill -9 of replica A does to its claims: the server ends its session.
     const pid = await holderPid(claimed.id);
     expect(pid).toBeDefined();
     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-    const taken = await eventually(async () => replicaB.claim('replica-b', NOW), 'replica B to take the episode over');
+    const taken = await eventually(async () => claimOne(replicaB, 'replica-b', NOW), 'replica B to take the episode over');
     expect(taken.id).toBe(claimed.id);
 
     // A's apply finishing late must not overwrite what B now owns.
-    await replicaA.complete(claimed.id, 'replica-a', 'ann_from_a', claimed.version, NOW);
+    await completeOne(replicaA, claimed.id, 'replica-a', 'ann_from_a', claimed.version, NOW);
     expect((await replicaB.episodes(key))[0]).toMatchObject({ status: 'pending', annotationId: null });
-    await replicaB.complete(taken.id, 'replica-b', 'ann_from_b', taken.version, NOW);
+    await completeOne(replicaB, taken.id, 'replica-b', 'ann_from_b', taken.version, NOW);
     expect((await replicaB.episodes(key))[0]).toMatchObject({ status: 'synced', annotationId: 'ann_from_b' });
 
     // Replica A claims again on a fresh session.
     await replicaA.ingest([prepared('finish', T0 + 60_000, key)], NOW);
-    expect((await replicaA.claim('replica-a', NOW))?.id).toBe(claimed.id);
-    await replicaA.complete(claimed.id, 'replica-a', 'ann_from_b', claimed.version + 1, NOW);
+    expect((await claimOne(replicaA, 'replica-a', NOW))?.id).toBe(claimed.id);
+    await completeOne(replicaA, claimed.id, 'replica-a', 'ann_from_b', claimed.version + 1, NOW);
   });
 
   it('keeps a claim for as long as its holder lives, however long the apply takes', async () => {
     const key = `github:acme/shop:deployment:claims-${++counter}`;
     await replicaA.ingest([prepared('start', T0, key)], NOW);
-    const claimed = (await replicaA.claim('replica-a', NOW))!;
-    expect(await replicaB.claim('replica-b', NOW + 86_400_000)).toBeUndefined();
+    const claimed = (await claimOne(replicaA, 'replica-a', NOW))!;
+    expect(await claimOne(replicaB, 'replica-b', NOW + 86_400_000)).toBeUndefined();
     await replicaA.close();
-    expect((await replicaB.claim('replica-b', NOW))?.id).toBe(claimed.id);
+    expect((await claimOne(replicaB, 'replica-b', NOW))?.id).toBe(claimed.id);
   });
 });
 
 /** Applies every due episode, so that a test's own episode is the only one due. */
 async function drain(store: BridgeStore, now = NOW): Promise<void> {
   for (;;) {
-    const episode = await store.claim('drain', now);
+    const episode = await claimOne(store, 'drain', now);
     if (!episode) return;
-    await store.complete(episode.id, 'drain', `ann_${episode.id}`, episode.version, now);
+    await completeOne(store, episode.id, 'drain', `ann_${episode.id}`, episode.version, now);
   }
 }
 
 /** Claims until the wanted episode comes up (others may be due too), completing the rest out of the way. */
 async function claimEpisode(store: BridgeStore, id: number, now = NOW) {
   for (;;) {
-    const episode = await store.claim('w', now);
+    const episode = await claimOne(store, 'w', now);
     if (!episode) throw new Error(`episode ${id} was not due`);
     if (episode.id === id) return episode;
-    await store.complete(episode.id, 'w', `ann_${episode.id}`, episode.version, now);
+    await completeOne(store, episode.id, 'w', `ann_${episode.id}`, episode.version, now);
   }
+}
+
+/** One episode claimed, as a worker with a batch of one would. */
+async function claimOne(store: BridgeStore, owner: string, now: number) {
+  return (await store.claimBatch(owner, now, 1))[0];
+}
+
+function completeOne(store: BridgeStore, id: number, owner: string, annotationId: string, appliedVersion: number, now: number) {
+  return store.completeBatch(owner, now, [{ id, annotationId, appliedVersion }]);
 }

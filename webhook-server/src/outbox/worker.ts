@@ -1,7 +1,9 @@
 /**
- * The outbox worker: takes due episodes from the store one at a time (per episode, across every
- * replica), makes their annotation match the recorded state, and records the result. Failures
- * back off exponentially; after too many the episode is dead-lettered and shown on /admin.
+ * The outbox worker: claims due episodes from the store in batches (each episode held by one
+ * worker across every replica), makes their annotations match the recorded state, and records the
+ * results. A batch costs the store the same few statements whatever its size: one claim, one
+ * durable create trail, one completion. Failures back off exponentially, one episode at a time;
+ * after too many the episode is dead-lettered and shown on /admin.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -12,8 +14,10 @@ import type { BridgeMetrics } from '../ops/metrics.js';
 import type { BridgeStore, EpisodeRow } from '../store/types.js';
 
 export interface DeliverySettings {
-  /** Episodes worked on at once by this process. */
+  /** Batches worked on at once by this process. */
   concurrency: number;
+  /** Episodes claimed together: at most concurrency × batchSize annotation calls are in flight. */
+  batchSize: number;
   /**
    * How long one apply may take: the service call's time limit is a third of it (at most 10 s).
    * A claim itself never expires: it lasts as long as the process, or its database session, that holds it.
@@ -31,6 +35,7 @@ export interface DeliverySettings {
 
 export const DELIVERY_DEFAULTS: DeliverySettings = {
   concurrency: 4,
+  batchSize: 16,
   leaseMs: 60_000,
   pollMs: 1_000,
   maxAttempts: 15,
@@ -98,70 +103,116 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   async function loop(): Promise<void> {
     while (!stopped) {
       const seen = wakes;
-      let episode: EpisodeRow | undefined;
+      let batch: EpisodeRow[];
       try {
-        episode = await store.claim(owner, now());
+        batch = await store.claimBatch(owner, now(), settings.batchSize);
       } catch (error) {
         logger.error({ err: error }, 'cannot claim work from the store; retrying');
         await idle(settings.pollMs, seen);
         continue;
       }
-      if (!episode) {
+      if (batch.length === 0) {
         await idle(settings.pollMs, seen);
         continue;
       }
-      await settle(episode);
+      await settle(batch);
     }
   }
 
-  async function settle(episode: EpisodeRow): Promise<void> {
-    const log = logger.child({ episode: episode.id, source: episode.source, correlationKey: episode.correlationKey });
-    try {
-      const annotationId = await apply(episode);
-      await store.complete(episode.id, owner, annotationId, episode.version, now());
-      metrics.applied.inc({ source: episode.source });
-      metrics.applyLatency.observe({ source: episode.source }, Math.max(0, now() - episode.changedAt) / 1000);
-      log.info({ annotationId, version: episode.version }, 'annotation up to date');
-    } catch (error) {
-      metrics.applyFailures.inc({ source: episode.source });
-      const attempts = episode.attempts + 1;
-      const permanent = error instanceof ApiError && error.status !== undefined && PERMANENT_STATUSES.has(error.status);
-      const dead = permanent || attempts >= settings.maxAttempts;
-      const delay = backoffDelay(episode.attempts, settings, random);
-      const message = error instanceof Error ? error.message : String(error);
+  /** How one episode of a batch stands: its annotation's id once applied, or why not. */
+  type Outcome = { episode: EpisodeRow; annotationId: string } | { episode: EpisodeRow; error: unknown };
+
+  async function settle(batch: readonly EpisodeRow[]): Promise<void> {
+    // Episodes whose annotation exists are updated; the others are created, after one durable
+    // note of the creates about to be sent (the trail findEarlierCreate follows after a crash).
+    const updated = await Promise.all(batch.map(async (episode) => ({ episode, ...(await update(episode)) })));
+    const outcomes: Outcome[] = [];
+    const creates: Array<{ episode: EpisodeRow; annotation: RenderedAnnotation }> = [];
+    for (const item of updated) {
+      if ('create' in item) creates.push({ episode: item.episode, annotation: item.create });
+      else outcomes.push(item);
+    }
+    if (creates.length > 0) {
       try {
-        await store.fail(episode.id, owner, { error: message, nextAttemptAt: now() + delay, dead });
-      } catch (storeError) {
-        // The claim is given back all the same, so the episode is retried later anyway.
-        log.error({ err: storeError }, 'cannot record a failed apply');
+        await store.noteCreateAttempts(creates.map(({ episode, annotation }) => ({ id: episode.id, time: Date.parse(annotation.time) })));
+        outcomes.push(
+          ...(await Promise.all(
+            creates.map(async ({ episode, annotation }): Promise<Outcome> => {
+              try {
+                return { episode, annotationId: (await client.create(annotation)).id };
+              } catch (error) {
+                return { episode, error };
+              }
+            }),
+          )),
+        );
+      } catch (error) {
+        outcomes.push(...creates.map(({ episode }) => ({ episode, error })));
       }
-      if (dead) {
-        metrics.deadLettered.inc({ source: episode.source });
-        log.error({ attempts, error: message }, 'annotation apply failed for good; moved to the dead letters');
-      } else {
-        log.warn({ attempts, retryInMs: delay, error: message }, 'annotation apply failed; will retry');
+    }
+
+    const applied = outcomes.filter((outcome): outcome is Outcome & { annotationId: string } => 'annotationId' in outcome);
+    try {
+      await store.completeBatch(
+        owner,
+        now(),
+        applied.map(({ episode, annotationId }) => ({ id: episode.id, annotationId, appliedVersion: episode.version })),
+      );
+      for (const { episode, annotationId } of applied) {
+        metrics.applied.inc({ source: episode.source });
+        metrics.applyLatency.observe({ source: episode.source }, Math.max(0, now() - episode.changedAt) / 1000);
+        logFor(episode).info({ annotationId, version: episode.version }, 'annotation up to date');
       }
+    } catch (error) {
+      // Not recorded: each is retried after a backoff, and finds its annotation by id or trail.
+      outcomes.push(...applied.map(({ episode }) => ({ episode, error })));
+    }
+    for (const outcome of outcomes) if ('error' in outcome) await failed(outcome.episode, outcome.error);
+  }
+
+  function logFor(episode: EpisodeRow): Logger {
+    return logger.child({ episode: episode.id, source: episode.source, correlationKey: episode.correlationKey });
+  }
+
+  async function failed(episode: EpisodeRow, error: unknown): Promise<void> {
+    const log = logFor(episode);
+    metrics.applyFailures.inc({ source: episode.source });
+    const attempts = episode.attempts + 1;
+    const permanent = error instanceof ApiError && error.status !== undefined && PERMANENT_STATUSES.has(error.status);
+    const dead = permanent || attempts >= settings.maxAttempts;
+    const delay = backoffDelay(episode.attempts, settings, random);
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      await store.fail(episode.id, owner, { error: message, nextAttemptAt: now() + delay, dead });
+    } catch (storeError) {
+      // The claim is given back all the same, so the episode is retried later anyway.
+      log.error({ err: storeError }, 'cannot record a failed apply');
+    }
+    if (dead) {
+      metrics.deadLettered.inc({ source: episode.source });
+      log.error({ attempts, error: message }, 'annotation apply failed for good; moved to the dead letters');
+    } else {
+      log.warn({ attempts, retryInMs: delay, error: message }, 'annotation apply failed; will retry');
     }
   }
 
-  /** Makes the annotation match the episode; returns its id. */
-  async function apply(episode: EpisodeRow): Promise<string> {
+  /**
+   * Updates the episode's annotation where one exists (by id, or found through the create trail);
+   * says what to create where none does.
+   */
+  async function update(episode: EpisodeRow): Promise<{ annotationId: string } | { create: RenderedAnnotation } | { error: unknown }> {
     const marker = episodeMarker(episode.correlationKey, episode.seq);
     const annotation = renderAnnotation(episode.state, marker);
-    let id = episode.annotationId ?? (await findEarlierCreate(episode, annotation, marker));
-    if (id !== undefined) {
-      try {
-        await client.update(id, annotation);
-        return id;
-      } catch (error) {
-        // Deleted by someone on the service: the episode still deserves its annotation.
-        if (!(error instanceof ApiError && error.status === 404)) throw error;
-        id = undefined;
-      }
+    try {
+      const id = episode.annotationId ?? (await findEarlierCreate(episode, annotation, marker));
+      if (id === undefined) return { create: annotation };
+      await client.update(id, annotation);
+      return { annotationId: id };
+    } catch (error) {
+      // Deleted by someone on the service: the episode still deserves its annotation.
+      if (error instanceof ApiError && error.status === 404) return { create: annotation };
+      return { error };
     }
-    await store.noteCreateAttempt(episode.id, Date.parse(annotation.time));
-    const created = await client.create(annotation);
-    return created.id;
   }
 
   /** After a create whose outcome we never learned (crash, timeout), look for it before creating again. */

@@ -66,7 +66,7 @@ export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
   }
 
   /** The lock's key: the episode id within the bridge's schema, since several bridges may share one database. */
-  const LOCK_KEY = `hashtextextended(current_schema() || ':episode:' || $1::text, 0)`;
+  const lockKey = (column: string): string => `hashtextextended(current_schema() || ':episode:' || ${column}::text, 0)`;
 
   async function end(target: Session): Promise<void> {
     target.alive = false;
@@ -74,37 +74,49 @@ export function createSessionClaims(config: pg.ClientConfig): ClaimLocks {
   }
 
   return {
-    async acquire(id) {
-      if (held.has(id)) return false;
-      held.set(id, ASKING);
+    async acquire(ids, limit) {
+      // Marked before the first await, so that a worker here asking at the same time skips them.
+      const asking = [...new Set(ids)].filter((id) => !held.has(id)).slice(0, limit);
+      if (asking.length === 0) return [];
+      for (const id of asking) held.set(id, ASKING);
       try {
         const { holder, rows } = await serial(async () => {
           const opened = await current();
-          const answer = await opened.client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`, [id]);
+          // One round trip for the whole batch: each id is tried once, whatever the others give.
+          const answer = await opened.client.query<{ id: string }>(
+            `SELECT id FROM unnest($1::bigint[]) AS asked(id) WHERE pg_try_advisory_lock(${lockKey('asked.id')})`,
+            [asking],
+          );
           return { holder: opened, rows: answer.rows };
         });
-        if (rows[0]?.locked === true) {
-          held.set(id, holder);
-          return true;
+        const locked = new Set(rows.map((row) => Number(row.id)));
+        for (const id of asking) {
+          if (locked.has(id)) held.set(id, holder);
+          else held.delete(id);
         }
-        held.delete(id);
-        return false;
+        return asking.filter((id) => locked.has(id));
       } catch (error) {
-        held.delete(id);
+        for (const id of asking) held.delete(id);
         throw error;
       }
     },
 
-    async release(id) {
-      const holder = held.get(id);
-      held.delete(id);
-      if (holder === undefined || holder === ASKING || !holder.alive) return;
-      try {
-        await serial(() => holder.client.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [id]));
-      } catch {
-        // The lock may still be held by a session that no longer answers: ending the session
-        // frees it (with this process's other claims, whose completes the recorded owner fences).
-        await end(holder);
+    async release(ids) {
+      const bySession = new Map<Session, number[]>();
+      for (const id of ids) {
+        const holder = held.get(id);
+        held.delete(id);
+        if (holder === undefined || holder === ASKING || !holder.alive) continue;
+        bySession.set(holder, [...(bySession.get(holder) ?? []), id]);
+      }
+      for (const [holder, mine] of bySession) {
+        try {
+          await serial(() => holder.client.query(`SELECT pg_advisory_unlock(${lockKey('given.id')}) FROM unnest($1::bigint[]) AS given(id)`, [mine]));
+        } catch {
+          // The locks may still be held by a session that no longer answers: ending the session
+          // frees them (with this process's other claims, whose completes the recorded owner fences).
+          await end(holder);
+        }
       }
     },
 

@@ -34,10 +34,13 @@ export interface TransactionOptions {
  * connection drops, not after a timeout.
  */
 export interface ClaimLocks {
-  /** True when this process now holds `id`; false when a worker here or in another replica does. */
-  acquire(id: number): Promise<boolean>;
+  /**
+   * Tries to claim the first `limit` of `ids` that no worker here holds; resolves with those this
+   * process now holds (fewer where another replica holds some).
+   */
+  acquire(ids: readonly number[], limit: number): Promise<number[]>;
   /** Never throws: a claim that cannot be given back cleanly is given back with its session. */
-  release(id: number): Promise<void>;
+  release(ids: readonly number[]): Promise<void>;
   /** How many episodes this process holds: the next claim looks past that many due ones. */
   readonly heldCount: number;
   close(): Promise<void>;
@@ -47,13 +50,13 @@ export interface ClaimLocks {
 export function createProcessClaims(): ClaimLocks {
   const held = new Set<number>();
   return {
-    acquire: (id) => {
-      if (held.has(id)) return Promise.resolve(false);
-      held.add(id);
-      return Promise.resolve(true);
+    acquire: (ids, limit) => {
+      const fresh = [...new Set(ids)].filter((id) => !held.has(id)).slice(0, limit);
+      for (const id of fresh) held.add(id);
+      return Promise.resolve(fresh);
     },
-    release: (id) => {
-      held.delete(id);
+    release: (ids) => {
+      for (const id of ids) held.delete(id);
       return Promise.resolve();
     },
     get heldCount() {
@@ -120,64 +123,80 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
 
     ingest: (events, receivedAt) => ingests.ingest({ events, receivedAt }),
 
-    async claim(owner, now) {
+    async claimBatch(owner, now, limit) {
       const due = await run(
         `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
-        [now, driver.claims.heldCount + CLAIM_CANDIDATES],
+        [now, driver.claims.heldCount + 2 * limit + CLAIM_CANDIDATES],
         false,
       );
-      for (const row of due) {
-        const id = Number(row.id);
-        if (!(await driver.claims.acquire(id))) continue;
-        let claimed: Row[];
-        try {
-          // Read again under the claim: the episode may have been applied since it was listed.
-          // The owner is recorded so that a holder that lost its claim cannot complete over the next one.
-          claimed = await run(
-            `UPDATE bridge_episodes SET lease_owner = $1 WHERE id = $2 AND status = 'pending' AND next_attempt_at <= $3 RETURNING ${EPISODE_COLUMNS}`,
-            [owner, id, now],
-            false,
-          );
-        } catch (error) {
-          await driver.claims.release(id);
-          throw error;
-        }
-        if (claimed[0]) return toEpisode(claimed[0]);
-        await driver.claims.release(id);
+      // Those held here are skipped without asking; those other replicas hold are refused.
+      const wanted = await driver.claims.acquire(due.map((row) => Number(row.id)), limit);
+      if (wanted.length === 0) return [];
+      let claimed: Row[];
+      try {
+        // Read again under the claim: an episode may have been applied since it was listed.
+        // The owner is recorded so that a holder that lost its claim cannot complete over the next one.
+        claimed = await run(
+          `UPDATE bridge_episodes SET lease_owner = $1 WHERE id IN (${list(wanted.length, 3)}) AND status = 'pending' AND next_attempt_at <= $2
+           RETURNING ${EPISODE_COLUMNS}`,
+          [owner, now, ...wanted],
+          false,
+        );
+      } catch (error) {
+        await driver.claims.release(wanted);
+        throw error;
       }
-      return undefined;
+      const episodes = claimed.map(toEpisode).sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || a.id - b.id);
+      const kept = new Set(episodes.map((episode) => episode.id));
+      await driver.claims.release(wanted.filter((id) => !kept.has(id)));
+      return episodes;
     },
 
-    noteCreateAttempt: async (id, time) => {
+    async noteCreateAttempts(attempts) {
+      if (attempts.length === 0) return;
       await run(
-        `UPDATE bridge_episodes SET
-           probe_from = CASE WHEN probe_from IS NULL OR probe_from > $2 THEN $2 ELSE probe_from END,
-           probe_to = CASE WHEN probe_to IS NULL OR probe_to < $2 THEN $2 ELSE probe_to END
-         WHERE id = $1`,
-        [id, time],
+        `WITH attempt (id, attempt_time) AS (VALUES ${rows(attempts.length, ['BIGINT', 'BIGINT'])})
+         UPDATE bridge_episodes SET
+           probe_from = CASE WHEN probe_from IS NULL OR probe_from > attempt.attempt_time THEN attempt.attempt_time ELSE probe_from END,
+           probe_to = CASE WHEN probe_to IS NULL OR probe_to < attempt.attempt_time THEN attempt.attempt_time ELSE probe_to END
+         FROM attempt WHERE bridge_episodes.id = attempt.id`,
+        attempts.flatMap((attempt) => [attempt.id, attempt.time]),
       );
     },
 
     // Losing this to a database crash only means applying the same state again: the
     // annotation is then found through the create trail written durably before the create.
-    complete: (id, owner, annotationId, appliedVersion, now) =>
-      settleClaim(
-        id,
-        `UPDATE bridge_episodes SET annotation_id = $2, synced_version = $3,
-           status = CASE WHEN version = $3 THEN 'synced' ELSE 'pending' END,
-           attempts = 0, last_error = NULL, next_attempt_at = $4, probe_from = NULL, probe_to = NULL, lease_owner = NULL
-         WHERE id = $1 AND (lease_owner = $5 OR lease_owner IS NULL)`,
-        [id, annotationId, appliedVersion, now, owner],
-      ),
+    async completeBatch(owner, now, applied) {
+      if (applied.length === 0) return;
+      const ids = applied.map((item) => item.id);
+      try {
+        await run(
+          `WITH applied (id, annotation_id, applied_version) AS (VALUES ${rows(applied.length, ['BIGINT', 'TEXT', 'BIGINT'], 3)})
+           UPDATE bridge_episodes SET annotation_id = applied.annotation_id, synced_version = applied.applied_version,
+             status = CASE WHEN bridge_episodes.version = applied.applied_version THEN 'synced' ELSE 'pending' END,
+             attempts = 0, last_error = NULL, next_attempt_at = $1, probe_from = NULL, probe_to = NULL, lease_owner = NULL
+           FROM applied WHERE bridge_episodes.id = applied.id AND (bridge_episodes.lease_owner = $2 OR bridge_episodes.lease_owner IS NULL)`,
+          [now, owner, ...applied.flatMap((item) => [item.id, item.annotationId, item.appliedVersion])],
+          false,
+        );
+      } finally {
+        await driver.claims.release(ids);
+      }
+    },
 
-    fail: (id, owner, failure: FailureUpdate) =>
-      settleClaim(
-        id,
-        `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
-           status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL
-         WHERE id = $1 AND lease_owner = $5`,
-        [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
-      ),
+    async fail(id, owner, failure: FailureUpdate) {
+      try {
+        await run(
+          `UPDATE bridge_episodes SET attempts = attempts + 1, last_error = $2, next_attempt_at = $3,
+             status = CASE WHEN $4 = 1 THEN 'dead' ELSE status END, lease_owner = NULL
+           WHERE id = $1 AND lease_owner = $5`,
+          [id, failure.error.slice(0, 1000), failure.nextAttemptAt, failure.dead ? 1 : 0, owner],
+          false,
+        );
+      } finally {
+        await driver.claims.release([id]);
+      }
+    },
 
     closeOverdue: (now, maxOpenMs) =>
       tx(async (query) => {
@@ -246,15 +265,22 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         await driver.close();
       })()),
   };
+}
 
-  /** Records how an apply ended and gives the claim back, whether or not the write succeeded. */
-  async function settleClaim(id: number, sql: string, params: readonly unknown[]): Promise<void> {
-    try {
-      await run(sql, params, false);
-    } finally {
-      await driver.claims.release(id);
-    }
-  }
+/** `$first, …` for `count` parameters numbered from `first`. */
+function list(count: number, first: number): string {
+  return Array.from({ length: count }, (_, index) => `$${first + index}`).join(', ');
+}
+
+/**
+ * `(CAST($first AS T1), …), …`: rows of a VALUES list. The casts give each column its type, which
+ * PostgreSQL cannot infer for a parameter inside VALUES.
+ */
+function rows(count: number, types: readonly string[], first = 1): string {
+  return Array.from(
+    { length: count },
+    (_, row) => `(${types.map((type, column) => `CAST($${first + row * types.length + column} AS ${type})`).join(', ')})`,
+  ).join(', ');
 }
 
 function toEpisode(row: Row): EpisodeRow {

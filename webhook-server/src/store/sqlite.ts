@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirError } from '../../../src/common/errors.js';
@@ -7,19 +7,38 @@ import type { BridgeStore } from './types.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
 
+/** Flushes a file to the disk off the main thread (fs.fsync: libuv's thread pool). */
+export type FileSync = (fd: number) => Promise<void>;
+
+const syncFile: FileSync = (fd) => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+
 /**
- * The embedded store: one SQLite file in the data dir. WAL with synchronous=FULL, so a
- * transaction that returned is on disk before the sender hears 2xx — even across kill -9 or a power cut.
+ * The embedded store: one SQLite file in the data dir, in WAL mode. Nothing a transaction did is
+ * told to anyone — not the sender's 2xx, not a read's rows — before the WAL holding it is on disk,
+ * so an acknowledged delivery survives kill -9 and a power cut alike.
  * One process owns the file; replicas need PostgreSQL. `dataDir` is a directory that
- * prepareDataDir has checked.
+ * prepareDataDir has checked. `sync` is for tests that hold a flush back.
  */
-export function openSqliteStore(dataDir: string): BridgeStore {
+export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): BridgeStore {
   const lockFile = claimDataDir(dataDir);
-  const db = new Database(join(dataDir, SQLITE_FILE_NAME));
+  const file = join(dataDir, SQLITE_FILE_NAME);
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  // SQLite's own flush at each commit (synchronous=FULL) would block the event loop for the
+  // length of an fsync; with NORMAL a commit only writes the WAL, and the store flushes the WAL
+  // itself, on libuv's thread pool, before settling what the commit did (see settleAfterSync).
+  // Checkpoints still flush as SQLite does, and the WAL is one inode for as long as it is open.
+  db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   for (const statement of schemaStatements('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
+  const walFd = openSync(`${file}-wal`, 'r');
+  // The WAL file's own name must outlive a power cut too.
+  const dirFd = openSync(dataDir, 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
 
   const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
   const query: Query = (sql, params = []) => {
@@ -34,14 +53,53 @@ export function openSqliteStore(dataDir: string): BridgeStore {
       statements.set(sql, prepared);
     }
     const values = prepared.order.map((index) => params[index]);
+    // A write (an UPDATE … RETURNING too): what commits with it must reach the disk before anyone hears of it.
+    if (!prepared.statement.readonly) wrote = true;
     const rows = prepared.statement.reader ? (prepared.statement.all(...values) as Row[]) : (prepared.statement.run(...values), []);
     return Promise.resolve(rows);
   };
+  let wrote = false;
+
+  // The flush: a commit that wrote takes the next generation; what it did is settled once a flush
+  // that began after it has finished. A read-only transaction may have seen any commit before it,
+  // so it waits for the generation committed last. One flush at a time, covering every commit
+  // made before it began: under load, one fsync settles many transactions.
+  let committed = 0;
+  let synced = 0;
+  let flushing: Promise<void> | undefined;
+  const afterSync: Array<{ generation: number; settle: (error?: unknown) => void }> = [];
+
+  function settleAfterSync(generation: number, settle: (error?: unknown) => void): void {
+    if (generation <= synced) return settle();
+    afterSync.push({ generation, settle });
+    flushing ??= flush();
+  }
+
+  async function flush(): Promise<void> {
+    while (afterSync.length > 0) {
+      const target = committed;
+      let failure: unknown;
+      try {
+        await sync(walFd);
+        synced = target;
+      } catch (error) {
+        // Not known to be on disk: those waiting hear an error (a sender retries, harmlessly).
+        failure = error;
+      }
+      for (let index = afterSync.length - 1; index >= 0; index--) {
+        const waiter = afterSync[index] as (typeof afterSync)[number];
+        if (failure === undefined && waiter.generation > target) continue;
+        afterSync.splice(index, 1);
+        waiter.settle(failure);
+      }
+    }
+    flushing = undefined;
+  }
 
   // One connection, so transactions must not interleave across awaits: they queue. Whatever
-  // queued while a commit was being synced to disk goes into the next transaction together
-  // (group commit), each unit in its own savepoint: one fsync covers many acknowledgements, and a
-  // unit that fails rolls back alone.
+  // queued while a commit was being made goes into the next transaction together (group commit),
+  // each unit in its own savepoint: one flush covers many acknowledgements, and a unit that fails
+  // rolls back alone.
   interface Unit {
     work: (q: Query) => Promise<unknown>;
     resolve: (value: unknown) => void;
@@ -58,6 +116,7 @@ export function openSqliteStore(dataDir: string): BridgeStore {
       try {
         if (!db.open) throw new Error('the SQLite store is closed');
         db.exec('BEGIN IMMEDIATE');
+        wrote = false;
         for (const unit of batch) {
           db.exec('SAVEPOINT unit');
           try {
@@ -76,7 +135,11 @@ export function openSqliteStore(dataDir: string): BridgeStore {
         for (const unit of batch) unit.reject(error);
         continue;
       }
-      for (const settle of outcomes) settle();
+      if (wrote) committed++;
+      settleAfterSync(committed, (error) => {
+        if (error === undefined) for (const settle of outcomes) settle();
+        else for (const unit of batch) unit.reject(error);
+      });
       // Let the requests that arrived during the commit queue up for the next one.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -100,8 +163,9 @@ export function openSqliteStore(dataDir: string): BridgeStore {
       return driver.transaction((q) => q(sql, params));
     },
     close: async () => {
-      while (draining) await draining;
+      while (draining ?? flushing) await (draining ?? flushing);
       if (db.open) db.close();
+      closeSync(walFd);
       rmSync(lockFile, { force: true });
     },
   };

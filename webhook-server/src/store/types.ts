@@ -42,6 +42,19 @@ export interface OutboxCounts {
   dead: number;
 }
 
+export interface CreateAttempt {
+  id: number;
+  /** The annotation's `time`, as sent. */
+  time: number;
+}
+
+export interface AppliedEpisode {
+  id: number;
+  annotationId: string;
+  /** The episode version the annotation now shows. */
+  appliedVersion: number;
+}
+
 export interface FailureUpdate {
   error: string;
   nextAttemptAt: number;
@@ -57,13 +70,19 @@ export interface BridgeStore {
   /** Records the events and folds them into their episodes in one transaction; duplicates change nothing. */
   ingest(events: readonly PreparedEvent[], receivedAt: number): Promise<IngestResult>;
   /**
-   * Claims one due episode for `owner`. No other worker, in any replica, gets it until the claim is
-   * given back by complete or fail — or by the end of its holder (see ClaimLocks in sql-store.ts).
+   * Claims up to `limit` due episodes for `owner`, the longest due first. No other worker, in any
+   * replica, gets one until its claim is given back by completeBatch or fail — or by the end of its
+   * holder (see ClaimLocks in sql-store.ts).
    */
-  claim(owner: string, now: number): Promise<EpisodeRow | undefined>;
-  /** Written before a create call, so a crash after it leaves a trail to find the annotation by. */
-  noteCreateAttempt(id: number, time: number): Promise<void>;
-  complete(id: number, owner: string, annotationId: string, appliedVersion: number, now: number): Promise<void>;
+  claimBatch(owner: string, now: number, limit: number): Promise<EpisodeRow[]>;
+  /**
+   * Written, durably, before the create calls of these episodes, so that a crash after it leaves
+   * a trail to find each annotation by: the `time` values sent.
+   */
+  noteCreateAttempts(attempts: readonly CreateAttempt[]): Promise<void>;
+  /** Records the annotations now matching the episodes, and gives their claims back. */
+  completeBatch(owner: string, now: number, applied: readonly AppliedEpisode[]): Promise<void>;
+  /** Records a failed apply (backoff or dead letter), and gives the claim back. */
   fail(id: number, owner: string, failure: FailureUpdate): Promise<void>;
   /** Closes episodes open for longer than `maxOpenMs`; returns how many. */
   closeOverdue(now: number, maxOpenMs: number): Promise<number>;
