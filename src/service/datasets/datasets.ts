@@ -17,10 +17,13 @@ export interface Datasets {
   create(input: NewDataset, nowMs: number): Promise<Dataset | undefined>;
   /**
    * Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset),
-   * of `kind` when given (the OTel endpoints make OTel datasets).
+   * of `kind` and with `mapFields` when given (the OTel endpoints make OTel datasets, traces with
+   * their map field). Returns the dataset as it is.
    */
-  ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<void>;
+  ensure(name: string, who: string, nowMs: number, made?: { kind?: DatasetKind; mapFields?: readonly string[] }): Promise<Dataset>;
   update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
+  /** Replaces the dataset's map fields (map-fields.ts); false when there is no such dataset. */
+  setMapFields(name: string, mapFields: readonly string[]): boolean;
   /** Deletes the dataset and its events; false when there was none. */
   delete(name: string): Promise<boolean>;
   /** Repairs what a crash between the two files left (see above). */
@@ -36,11 +39,18 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
       await events.createDataset(input.name);
       return metadata.create(input, nowMs);
     },
-    ensure: async (name, who, nowMs, kind) => {
-      if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}) }, nowMs);
+    ensure: async (name, who, nowMs, made = {}) => {
+      let dataset = metadata.get(name);
+      if (!dataset) {
+        const { kind, mapFields } = made;
+        dataset = metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), ...(mapFields ? { mapFields } : {}) }, nowMs) ?? metadata.get(name);
+      }
       if (!events.schema(name)) await events.createDataset(name);
+      if (!dataset) throw new Error(`Dataset ${JSON.stringify(name)} vanished while it was being made.`);
+      return dataset;
     },
     update: (name, patch, nowMs) => metadata.update(name, patch, nowMs),
+    setMapFields: (name, mapFields) => metadata.setMapFields(name, mapFields),
     delete: async (name) => {
       const dropped = await events.dropDataset(name);
       return metadata.delete(name) || dropped;
