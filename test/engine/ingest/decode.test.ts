@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../../src/common/errors.js';
 import { decodeBody, type DecodedBody } from '../../../src/engine/ingest/decode.js';
 import { INGEST_LIMITS, type IngestLimits } from '../../../src/engine/ingest/limits.js';
+import { ingestSource, restageBody } from '../../../src/engine/ingest/restage.js';
 import { parseIngestOptions, withMapFields, type IngestRequestParts } from '../../../src/engine/ingest/options.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'timemark-decode-'));
@@ -237,5 +238,14 @@ describe('decoding ingest bodies', () => {
       { geo: '{"city":"Paris","country":"France"}', 'attributes.custom': '{"http.protocol":"HTTP/1.1"}', 'attributes.http.method': 'GET' },
       { 'attributes.custom': '{"n":1}', geo: 'unknown' },
     ]);
+  });
+
+  it('decodes a kept body again with the map fields it was accepted with, from the ingest log\'s JSON line', () => {
+    const body = Buffer.from('{"geo":{"city":"Paris"}}\n');
+    const source = ingestSource(body, withMapFields(parseIngestOptions(ndjson), ['geo']), NOW, INGEST_LIMITS);
+    // The ingest log writes the recipe as JSON; a replay reads it back.
+    const recipe = JSON.parse(JSON.stringify(source.recipe)) as unknown;
+    const batch = restageBody(body, recipe, join(dir, `${fileNumber++}.ndjson`));
+    expect(batch.parts.map(({ field, storage }) => [field, storage])).toEqual([['geo', 'json']]);
   });
 });
