@@ -179,6 +179,13 @@ describe('OTLP traces and attributes.custom', () => {
     ]);
   });
 
+  it('gives a trace dataset made through the datasets API the same map field, and no other kind any', async () => {
+    expect((await api().call('POST', '/v2/datasets', { name: 'otel-made', kind: 'otel:traces:v1' })).body.mapFields).toEqual(['attributes.custom']);
+    expect((await api().call('POST', '/v2/datasets', { name: 'logs-made', kind: 'otel:logs:v1' })).body.mapFields).toEqual([]);
+    await sendTraces('otel-made');
+    expect(await rows("['otel-made'] | where isnotnull(['attributes.custom']) | project amount = ['attributes.custom']['app.payment.amount']")).toEqual([{ amount: 42.5 }]);
+  });
+
   it('keeps every attribute under attributes.<key> in a dataset without the map field', async () => {
     await createDataset('otel-flat');
     await sendTraces('otel-flat');

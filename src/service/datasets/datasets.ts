@@ -1,4 +1,5 @@
 import type { EventStore } from '../../engine/store/event-store.js';
+import { initialMapFields } from './map-fields.js';
 import type { Dataset, DatasetKind, DatasetPatch, DatasetStore, NewDataset } from './store.js';
 
 /**
@@ -17,10 +18,9 @@ export interface Datasets {
   create(input: NewDataset, nowMs: number): Promise<Dataset | undefined>;
   /**
    * Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset),
-   * of `kind` and with `mapFields` when given (the OTel endpoints make OTel datasets, traces with
-   * their map field). Returns the dataset as it is.
+   * of `kind` when given (the OTel endpoints make OTel datasets). Returns the dataset as it is.
    */
-  ensure(name: string, who: string, nowMs: number, made?: { kind?: DatasetKind; mapFields?: readonly string[] }): Promise<Dataset>;
+  ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<Dataset>;
   update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
   /** Replaces the dataset's map fields (map-fields.ts); false when there is no such dataset. */
   setMapFields(name: string, mapFields: readonly string[]): boolean;
@@ -37,13 +37,12 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
     create: async (input, nowMs) => {
       if (metadata.get(input.name)) return undefined;
       await events.createDataset(input.name);
-      return metadata.create(input, nowMs);
+      return metadata.create({ ...input, mapFields: input.mapFields ?? initialMapFields(input.kind) }, nowMs);
     },
-    ensure: async (name, who, nowMs, made = {}) => {
+    ensure: async (name, who, nowMs, kind) => {
       let dataset = metadata.get(name);
       if (!dataset) {
-        const { kind, mapFields } = made;
-        dataset = metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), ...(mapFields ? { mapFields } : {}) }, nowMs) ?? metadata.get(name);
+        dataset = metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), mapFields: initialMapFields(kind) }, nowMs) ?? metadata.get(name);
       }
       if (!events.schema(name)) await events.createDataset(name);
       if (!dataset) throw new Error(`Dataset ${JSON.stringify(name)} vanished while it was being made.`);

@@ -9,6 +9,7 @@
 import { ConflictError, InputError, NotFoundError } from '../../common/errors.js';
 import { previewJson } from '../../common/json-preview.js';
 import { INGEST_LIMITS } from '../../engine/ingest/limits.js';
+import type { DatasetKind } from './store.js';
 
 /** At most this many map fields per dataset: the number of fields a dataset may hold. */
 export const MAX_MAP_FIELDS = 1024;
@@ -18,6 +19,11 @@ export const MAX_MAP_FIELDS = 1024;
  * the semantic conventions it has fields for); OTel trace datasets are made with it.
  */
 export const OTEL_CUSTOM_ATTRIBUTES = 'attributes.custom';
+
+/** The map fields a new dataset of `kind` starts with: OTel trace datasets have `attributes.custom`, as hosted ones do. */
+export function initialMapFields(kind: DatasetKind | undefined): string[] {
+  return kind === 'otel:traces:v1' ? [OTEL_CUSTOM_ATTRIBUTES] : [];
+}
 
 const NAME_RULE = `Expected a field name of 1 to ${INGEST_LIMITS.maxFieldNameLength} characters, without control characters, not starting with "_" (the service's own fields) and without an empty part between dots, such as "attributes.custom" or "geo".`;
 

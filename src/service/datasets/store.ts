@@ -38,7 +38,7 @@ export interface NewDataset {
   edgeDeployment?: string;
   retentionDays?: number;
   useRetentionPeriod?: boolean;
-  /** Map fields declared at creation (the OTel endpoints declare `attributes.custom`). */
+  /** Map fields declared at creation (OTel trace datasets start with `attributes.custom`: map-fields.ts). */
   mapFields?: readonly string[];
 }
 

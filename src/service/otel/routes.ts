@@ -10,7 +10,7 @@ import type { Datasets } from '../datasets/datasets.js';
 import { DATASET_NAME_PATTERN, INVALID_DATASET_NAME } from '../datasets/routes.js';
 import { readRawBody } from '../ingest/raw-body.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
-import { OTEL_CUSTOM_ATTRIBUTES } from '../datasets/map-fields.js';
+import { initialMapFields, OTEL_CUSTOM_ATTRIBUTES } from '../datasets/map-fields.js';
 import { logEvents, metricEvents, spanEvents, type SpanLayout } from './layout.js';
 import { decodeOtlpRequest, encodeOtlpResponse, otlpFormat, type OtlpFormat, type OtlpObject, type OtlpSignal } from './otlp.js';
 
@@ -71,10 +71,11 @@ export function createOtelRoutes(deps: OtelRouteDeps): Router {
       }
       const encoding = parseContentEncoding(req.get('content-encoding'));
       const body = decompressBody(await readRawBody(req, limits.maxBodyBytes), encoding, limits.maxBodyBytes);
-      // A trace dataset the request makes gets the map field of custom attributes, as hosted ones
-      // do; an existing dataset is laid out by its own map fields (one made before it had none).
+      // Spans are laid out by the dataset's map fields: those a dataset this request makes will
+      // start with (a trace dataset's attributes.custom), else its own (none, for one made
+      // before map fields, whose spans keep the layout they had).
       const existing = deps.datasets.get(dataset);
-      const mapFields = existing ? existing.mapFields : signal === 'traces' ? [OTEL_CUSTOM_ATTRIBUTES] : [];
+      const mapFields = existing ? existing.mapFields : initialMapFields(kind);
       const layout: SpanLayout = mapFields.includes(OTEL_CUSTOM_ATTRIBUTES) ? { customAttributes: OTEL_CUSTOM_ATTRIBUTES } : {};
       const events = toEvents(decodeOtlpRequest(signal, format, body), layout);
       if (events.length > limits.maxEventsPerRequest) {
@@ -83,7 +84,7 @@ export function createOtelRoutes(deps: OtelRouteDeps): Router {
       const nowMs = deps.clock();
       let rejected = { count: 0, message: '' };
       if (events.length > 0) {
-        await deps.datasets.ensure(dataset, deps.who, nowMs, { kind, mapFields });
+        await deps.datasets.ensure(dataset, deps.who, nowMs, kind);
         const stored = await ingestEvents(deps.events, dataset, events, { nowMs, mapFields });
         if (stored.ingested > 0) deps.metrics.ingestedEvents.inc({ dataset }, stored.ingested);
         const failures = [...stored.decodeFailures.map((failure) => failure.error), ...stored.failures.map((failure) => failure.error)];
