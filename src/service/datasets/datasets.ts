@@ -18,9 +18,10 @@ export interface Datasets {
   create(input: NewDataset, nowMs: number): Promise<Dataset | undefined>;
   /**
    * Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset),
-   * of `kind` when given (the OTel endpoints make OTel datasets). Returns the dataset as it is.
+   * of `kind` when given (the OTel endpoints make OTel datasets) and with the map fields of its
+   * kind (map-fields.ts).
    */
-  ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<Dataset>;
+  ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<void>;
   update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
   /** Replaces the dataset's map fields (map-fields.ts); false when there is no such dataset. */
   setMapFields(name: string, mapFields: readonly string[]): boolean;
@@ -40,13 +41,8 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
       return metadata.create({ ...input, mapFields: input.mapFields ?? initialMapFields(input.kind) }, nowMs);
     },
     ensure: async (name, who, nowMs, kind) => {
-      let dataset = metadata.get(name);
-      if (!dataset) {
-        dataset = metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), mapFields: initialMapFields(kind) }, nowMs) ?? metadata.get(name);
-      }
+      if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), mapFields: initialMapFields(kind) }, nowMs);
       if (!events.schema(name)) await events.createDataset(name);
-      if (!dataset) throw new Error(`Dataset ${JSON.stringify(name)} vanished while it was being made.`);
-      return dataset;
     },
     update: (name, patch, nowMs) => metadata.update(name, patch, nowMs),
     setMapFields: (name, mapFields) => metadata.setMapFields(name, mapFields),
