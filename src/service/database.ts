@@ -196,6 +196,10 @@ const MIGRATIONS: readonly string[] = [
     created_ms INTEGER NOT NULL
   );
   `,
+  `
+  -- The dataset's map fields, a JSON array of field names in the order they were declared; null for none.
+  ALTER TABLE datasets ADD COLUMN map_fields TEXT;
+  `,
 ];
 
 /**

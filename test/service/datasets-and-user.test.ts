@@ -25,6 +25,7 @@ describe('datasets', () => {
       who: 'local',
       created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       canWrite: true,
+      mapFields: [],
     });
     expect((await call('POST', '/v2/datasets', { name: 'web-logs' })).status).toBe(409);
     expect((await call('GET', '/v2/datasets')).json.map((dataset: { name: string }) => dataset.name)).toContain('web-logs');

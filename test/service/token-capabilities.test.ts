@@ -66,6 +66,14 @@ const REQUESTS: Readonly<Record<string, () => Promise<Call>>> = {
     ]),
   ),
   'GET /v2/datasets/:id/fields': async () => ({ path: `/v2/datasets/${DATASET}/fields` }),
+  'GET /v2/datasets/:id/mapfields': async () => ({ path: `/v2/datasets/${DATASET}/mapfields` }),
+  'POST /v2/datasets/:id/mapfields': async () => ({ path: `/v2/datasets/${await dataset()}/mapfields`, body: { name: 'geo' } }),
+  'PUT /v2/datasets/:id/mapfields': async () => ({ path: `/v2/datasets/${await dataset()}/mapfields`, body: ['geo', 'attributes.custom'] }),
+  'DELETE /v2/datasets/:id/mapfields/:name': async () => {
+    const name = await dataset();
+    await created(`/v2/datasets/${name}/mapfields`, { name: 'geo' }, (body) => body.name);
+    return { path: `/v2/datasets/${name}/mapfields/geo` };
+  },
   'POST /v1/datasets/:dataset/ingest': async () => ({ path: `/v1/datasets/${DATASET}/ingest`, body: [{ status: 200 }] }),
   'POST /v1/ingest/:dataset': async () => ({ path: `/v1/ingest/${DATASET}`, body: [{ status: 200 }] }),
   'POST /v1/datasets/:dataset/query': async () => ({ path: `/v1/datasets/${DATASET}/query`, body: query }),

@@ -108,7 +108,15 @@ function otelTraces(nowMs, next, pick, hex) {
       kind: 1 + Math.floor(next() * 3),
       startTimeUnixNano: String(startNs),
       endTimeUnixNano: String(startNs + durationNs),
-      attributes: [text('http.method', pick(['GET', 'POST'])), text('http.status_code', pick(['200', '200', '500'])), text('app.user_id', `u_${Math.floor(next() * 50)}`)],
+      attributes: [
+        text('http.method', pick(['GET', 'POST'])),
+        text('http.status_code', pick(['200', '200', '500'])),
+        text('app.user_id', `u_${Math.floor(next() * 50)}`),
+        // Custom attributes the reference reads from the attributes.custom map field; from i, not
+        // from the generator, so the other fields keep their values.
+        text('http.protocol', i % 2 === 0 ? 'HTTP/1.1' : 'HTTP/2'),
+        ...(i % 5 === 0 ? [{ key: 'app.payment.amount', value: { doubleValue: (i % 97) + 0.99 } }] : []),
+      ],
       status: { code: pick([0, 1, 2]) },
       events: next() < 0.2 ? [{ name: 'exception', timeUnixNano: String(startNs), attributes: [text('exception.message', 'boom')] }] : [],
     });

@@ -86,23 +86,30 @@ export function unknownField(name: string, scope: Scope, node: { readonly loc: A
   fail('unknown_field', `unknown field '${name}'${suggestion !== undefined ? `; did you mean '${suggestion}'?` : ''}`, node);
 }
 
-/** `a.b.c` as the dotted name it spells, when it is made of names only. */
-function dottedPath(node: Ast.Expression): { root: Ast.NameReference; path: string[] } | undefined {
-  if (node.kind === 'Name') return { root: node, path: [node.name] };
+/**
+ * `a.b.c` as the names it is made of, when it is made of names only. `joinable` is how many of
+ * them, from the first, may be read together as one dotted field name: those before the first
+ * index, since `['geo']['city']` is the key `city` of the field `geo` (a map field), never the
+ * field `geo.city`.
+ */
+function dottedPath(node: Ast.Expression): { root: Ast.NameReference; path: string[]; joinable: number } | undefined {
+  if (node.kind === 'Name') return { root: node, path: [node.name], joinable: 1 };
   if (node.kind === 'Member') {
     const inner = dottedPath(node.object);
-    return inner && { root: inner.root, path: [...inner.path, node.name] };
+    return inner && { root: inner.root, path: [...inner.path, node.name], joinable: inner.joinable === inner.path.length ? inner.joinable + 1 : inner.joinable };
   }
   if (node.kind === 'Index' && node.index.kind === 'String') {
     const inner = dottedPath(node.object);
-    return inner && { root: inner.root, path: [...inner.path, node.index.value] };
+    return inner && { root: inner.root, path: [...inner.path, node.index.value], joinable: inner.joinable };
   }
   return undefined;
 }
 
 /**
  * Field names may contain dots (`geo.city`, flattened at ingest), so `geo.city` is first the field
- * of that name; failing that, the longest prefix that is a dynamic field, and the rest keys into it.
+ * of that name; failing that, the longest prefix that is a dynamic field (a map field, or an
+ * array or bag kept whole), and the rest keys into it. An index is always a key:
+ * `['attributes.custom']['http.protocol']` is the key `http.protocol` of `attributes.custom`.
  */
 function bindReference(node: Ast.NameReference | Ast.MemberAccess | Ast.IndexAccess, scope: Scope, context: BindContext): Expr {
   const path = dottedPath(node);
@@ -111,7 +118,7 @@ function bindReference(node: Ast.NameReference | Ast.MemberAccess | Ast.IndexAcc
       const bound = scope.lets.get(path.root.name);
       if (bound) return bound;
     }
-    for (let length = path.path.length; length >= 1; length--) {
+    for (let length = path.joinable; length >= 1; length--) {
       const name = path.path.slice(0, length).join('.');
       const column = findColumn(scope, name);
       if (!column) continue;
@@ -121,7 +128,7 @@ function bindReference(node: Ast.NameReference | Ast.MemberAccess | Ast.IndexAcc
       for (const key of path.path.slice(length)) expr = call('dynamic_get', [expr, literal('string', key)], 'dynamic');
       return expr;
     }
-    return unknownField(path.path.join('.'), scope, node);
+    return unknownField(path.path.slice(0, path.joinable).join('.'), scope, node);
   }
   if (node.kind === 'Name') return unknownField(node.name, scope, node);
   const object = bindExpression(node.object, scope, context);

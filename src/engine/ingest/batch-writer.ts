@@ -24,6 +24,12 @@ export interface BatchWriterOptions {
   readonly timestampLayout?: GoLayout;
   readonly timestampFormat?: string;
   readonly labels?: Readonly<Record<string, unknown>>;
+  /**
+   * Map fields: a value under one of these (flattened) names that is an object is kept whole, as
+   * one `json` value of type `object`, not flattened into a field per key (the hosted service's
+   * map fields). Anything else under such a name is stored as usual.
+   */
+  readonly mapFields?: readonly string[];
   readonly limits: IngestLimits;
 }
 
@@ -73,8 +79,10 @@ export class BatchWriter {
   private hasTime = false;
   private eventNumber = 0;
   private longestLine = 0;
+  private readonly mapFields: ReadonlySet<string>;
 
   constructor(private readonly options: BatchWriterOptions) {
+    this.mapFields = new Set(options.mapFields ?? []);
     if (options.labels) {
       this.flatten(options.labels, '', 0);
       for (const [index, name] of this.names.entries()) {
@@ -169,7 +177,7 @@ export class BatchWriter {
       }
       if (prefix === '' && (RESERVED_FIELD_NAMES.has(key) || key === TIME_FIELD)) name = `_user_${key}`;
       if (value === null || value === undefined) continue;
-      if (typeof value === 'object' && !Array.isArray(value) && !(value instanceof TimespanValue) && depth < this.options.limits.maxNestingDepth) {
+      if (typeof value === 'object' && !Array.isArray(value) && !(value instanceof TimespanValue) && depth < this.options.limits.maxNestingDepth && !this.mapFields.has(name)) {
         this.flatten(value as Record<string, unknown>, `${name}.`, depth + 1);
         continue;
       }

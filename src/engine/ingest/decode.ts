@@ -37,7 +37,9 @@ export interface DecodeContext {
 export function decodeBody(body: Uint8Array, options: IngestOptions, context: DecodeContext): DecodedBody {
   const limits = context.limits ?? INGEST_LIMITS;
   const bytes = decompressBody(body, options.encoding, limits.maxBodyBytes);
-  if (context.raw !== false && options.format === 'ndjson' && options.timestampField === TIME_FIELD && options.timestampFormat === undefined && options.labels === undefined) {
+  // The raw path flattens every object; map fields need the decoder, which keeps theirs whole.
+  const raw = context.raw !== false && options.format === 'ndjson' && options.timestampField === TIME_FIELD && options.timestampFormat === undefined && options.labels === undefined;
+  if (raw && (options.mapFields === undefined || options.mapFields.length === 0)) {
     const batch = stageRawNdjson(bytes, { file: context.file, nowMs: context.nowMs, limits });
     if (batch) return { batch, failures: [], processedBytes: bytes.byteLength, path: 'raw' };
   }
@@ -49,6 +51,7 @@ export function decodeBody(body: Uint8Array, options: IngestOptions, context: De
     timestampLayout: options.timestampFormat === undefined ? undefined : parseGoLayout(options.timestampFormat),
     timestampFormat: options.timestampFormat,
     labels: options.labels,
+    mapFields: options.mapFields,
     limits,
   });
   let events = 0;

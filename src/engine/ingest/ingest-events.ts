@@ -10,6 +10,8 @@ export interface IngestEventsOptions {
   timestampField?: string;
   timestampFormat?: string;
   labels?: Record<string, unknown>;
+  /** The dataset's map fields, whose objects are kept whole (BatchWriterOptions.mapFields). */
+  mapFields?: readonly string[];
 }
 
 /**
@@ -32,6 +34,7 @@ export async function ingestEvents(
     timestampLayout: options.timestampFormat === undefined ? undefined : parseGoLayout(options.timestampFormat),
     timestampFormat: options.timestampFormat,
     labels: options.labels,
+    mapFields: options.mapFields,
     limits: INGEST_LIMITS,
   });
   let index = 0;

@@ -17,6 +17,12 @@ export interface IngestOptions {
   readonly csvFields?: readonly string[];
   /** Fields added to every event, overriding the event's own. */
   readonly labels?: Readonly<Record<string, unknown>>;
+  /**
+   * The dataset's map fields: a field of one of these names keeps an object value whole, as one
+   * JSON value, instead of flattening it into a field per key. Not part of the request: the
+   * service adds the dataset's own (see withMapFields).
+   */
+  readonly mapFields?: readonly string[];
 }
 
 /** The request's raw headers and query parameters that shape ingest. */
@@ -60,6 +66,11 @@ export function parseIngestOptions(parts: IngestRequestParts): IngestOptions {
   }
   if (parts.labels !== undefined && parts.labels.trim() !== '') options.labels = parseLabels(parts.labels);
   return options;
+}
+
+/** The options with the dataset's map fields (none: the options as they are). */
+export function withMapFields(options: IngestOptions, mapFields: readonly string[]): IngestOptions {
+  return mapFields.length === 0 ? options : { ...options, mapFields: [...mapFields] };
 }
 
 function parseContentType(header: string | undefined): IngestFormat {

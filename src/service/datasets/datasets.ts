@@ -1,4 +1,5 @@
 import type { EventStore } from '../../engine/store/event-store.js';
+import { initialMapFields } from './map-fields.js';
 import type { Dataset, DatasetKind, DatasetPatch, DatasetStore, NewDataset } from './store.js';
 
 /**
@@ -17,10 +18,13 @@ export interface Datasets {
   create(input: NewDataset, nowMs: number): Promise<Dataset | undefined>;
   /**
    * Makes sure the dataset exists, creating it empty if needed (ingest into an unknown dataset),
-   * of `kind` when given (the OTel endpoints make OTel datasets).
+   * of `kind` when given (the OTel endpoints make OTel datasets) and with the map fields of its
+   * kind (map-fields.ts).
    */
   ensure(name: string, who: string, nowMs: number, kind?: DatasetKind): Promise<void>;
   update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
+  /** Replaces the dataset's map fields (map-fields.ts); false when there is no such dataset. */
+  setMapFields(name: string, mapFields: readonly string[]): boolean;
   /** Deletes the dataset and its events; false when there was none. */
   delete(name: string): Promise<boolean>;
   /** Repairs what a crash between the two files left (see above). */
@@ -34,13 +38,14 @@ export function createDatasets(metadata: DatasetStore, events: EventStore): Data
     create: async (input, nowMs) => {
       if (metadata.get(input.name)) return undefined;
       await events.createDataset(input.name);
-      return metadata.create(input, nowMs);
+      return metadata.create({ ...input, mapFields: input.mapFields ?? initialMapFields(input.kind) }, nowMs);
     },
     ensure: async (name, who, nowMs, kind) => {
-      if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}) }, nowMs);
+      if (!metadata.get(name)) metadata.create({ name, description: '', who, ...(kind ? { kind } : {}), mapFields: initialMapFields(kind) }, nowMs);
       if (!events.schema(name)) await events.createDataset(name);
     },
     update: (name, patch, nowMs) => metadata.update(name, patch, nowMs),
+    setMapFields: (name, mapFields) => metadata.setMapFields(name, mapFields),
     delete: async (name) => {
       const dropped = await events.dropDataset(name);
       return metadata.delete(name) || dropped;

@@ -5,6 +5,7 @@ import { previewJson } from '../../common/json-preview.js';
 import { joinFieldTypes } from '../../engine/schema.js';
 import type { EventStore } from '../../engine/store/event-store.js';
 import type { Datasets } from './datasets.js';
+import { parseMapFieldBody, parseMapFieldList, parseMapFieldName, withMapField, withoutMapField } from './map-fields.js';
 import { parseGoDuration } from '../../common/go-duration.js';
 import { DATASET_KINDS, type DatasetKind, type DatasetPatch, type NewDataset } from './store.js';
 
@@ -71,6 +72,36 @@ export function createDatasetRoutes(deps: { datasets: Datasets; events: EventSto
       })
       .all(methodNotAllowed(['POST']));
   }
+
+  // Map fields (map-fields.ts), in the hosted shapes: a list of names, `{"name"}` to add one.
+  router
+    .route('/v2/datasets/:id/mapfields')
+    .get((req, res) => {
+      res.json(existing(req.params.id).mapFields);
+    })
+    .post(json, (req, res) => {
+      const name = parseMapFieldBody(req.body);
+      const dataset = existing(req.params.id);
+      datasets.setMapFields(dataset.name, withMapField(dataset.name, dataset.mapFields, name));
+      res.json({ name });
+    })
+    .put(json, (req, res) => {
+      const names = parseMapFieldList(req.body);
+      const dataset = existing(req.params.id);
+      datasets.setMapFields(dataset.name, names);
+      res.json(names);
+    })
+    .all(methodNotAllowed(['GET', 'POST', 'PUT']));
+
+  router
+    .route('/v2/datasets/:id/mapfields/:name')
+    .delete((req, res) => {
+      const name = parseMapFieldName(req.params.name, 'map field name');
+      const dataset = existing(req.params.id);
+      datasets.setMapFields(dataset.name, withoutMapField(dataset.name, dataset.mapFields, name));
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(['DELETE']));
 
   router
     .route('/v2/datasets/:id/fields')

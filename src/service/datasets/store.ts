@@ -21,6 +21,11 @@ export interface Dataset {
   /** As the creating client sent them: recorded and returned, with no effect on a single machine. */
   region?: string;
   edgeDeployment?: string;
+  /**
+   * The fields whose objects are stored whole, as one value (map fields), in the order they were
+   * declared; always present, as the hosted service answers it.
+   */
+  mapFields: string[];
 }
 
 /** What a create request may set besides the name. */
@@ -33,6 +38,8 @@ export interface NewDataset {
   edgeDeployment?: string;
   retentionDays?: number;
   useRetentionPeriod?: boolean;
+  /** Map fields declared at creation (OTel trace datasets start with `attributes.custom`: map-fields.ts). */
+  mapFields?: readonly string[];
 }
 
 export interface DatasetPatch {
@@ -50,6 +57,8 @@ export interface DatasetStore {
   /** Changes the given members; undefined when there is no such dataset. */
   update(name: string, patch: DatasetPatch, nowMs: number): Dataset | undefined;
   delete(name: string): boolean;
+  /** Replaces the dataset's map fields; false when there is no such dataset. */
+  setMapFields(name: string, mapFields: readonly string[]): boolean;
 }
 
 interface DatasetRow {
@@ -63,22 +72,24 @@ interface DatasetRow {
   region: string | null;
   edge_deployment: string | null;
   updated_ms: number | null;
+  map_fields: string | null;
 }
 
-const COLUMNS = 'name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment, updated_ms';
+const COLUMNS = 'name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment, updated_ms, map_fields';
 
 export function createDatasetStore(db: ServiceDatabase): DatasetStore {
   const selectAll = db.prepare<[], DatasetRow>(`SELECT ${COLUMNS} FROM datasets ORDER BY name`);
   const selectOne = db.prepare<[string], DatasetRow>(`SELECT ${COLUMNS} FROM datasets WHERE name = ?`);
   const insert = db.prepare(
-    `INSERT INTO datasets (name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+    `INSERT INTO datasets (name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment, map_fields)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
   );
   const patchRow = db.prepare<[string | null, number | null, number | null, number, string]>(
     `UPDATE datasets SET description = coalesce(?, description), retention_days = coalesce(?, retention_days),
        use_retention_period = coalesce(?, use_retention_period), updated_ms = ? WHERE name = ?`,
   );
   const remove = db.prepare('DELETE FROM datasets WHERE name = ?');
+  const setMapFields = db.prepare<[string | null, string]>('UPDATE datasets SET map_fields = ? WHERE name = ?');
 
   return {
     list: () => selectAll.all().map(toDataset),
@@ -98,9 +109,10 @@ export function createDatasetStore(db: ServiceDatabase): DatasetStore {
         region: input.region ?? null,
         edge_deployment: input.edgeDeployment ?? null,
         updated_ms: null,
+        map_fields: mapFieldsText(input.mapFields ?? []),
       };
-      const { name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment } = row;
-      if (insert.run(name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment).changes === 0) return undefined;
+      const { name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment, map_fields } = row;
+      if (insert.run(name, description, who, created_ms, retention_days, use_retention_period, kind, region, edge_deployment, map_fields).changes === 0) return undefined;
       return toDataset(row);
     },
     update: (name, patch, nowMs) => {
@@ -109,7 +121,12 @@ export function createDatasetStore(db: ServiceDatabase): DatasetStore {
       return row ? toDataset(row) : undefined;
     },
     delete: (name) => remove.run(name).changes > 0,
+    setMapFields: (name, mapFields) => setMapFields.run(mapFieldsText(mapFields), name).changes > 0,
   };
+}
+
+function mapFieldsText(mapFields: readonly string[]): string | null {
+  return mapFields.length === 0 ? null : JSON.stringify(mapFields);
 }
 
 function flag(value: boolean | undefined): number | null {
@@ -125,6 +142,7 @@ function toDataset(row: DatasetRow): Dataset {
     who: row.who,
     created: formatTime(row.created_ms),
     canWrite: true,
+    mapFields: row.map_fields === null ? [] : (JSON.parse(row.map_fields) as string[]),
   };
   if (row.updated_ms !== null) dataset.updatedAt = formatTime(row.updated_ms);
   if (row.retention_days !== null) dataset.retentionDays = row.retention_days;

@@ -5,7 +5,7 @@ import { methodNotAllowed } from '../../common/http/error-reply.js';
 import { formatTime } from '../../common/time.js';
 import type { DecodePool } from '../../engine/ingest/decode-pool.js';
 import { INGEST_LIMITS, type IngestLimits } from '../../engine/ingest/limits.js';
-import { parseIngestOptions } from '../../engine/ingest/options.js';
+import { parseIngestOptions, withMapFields } from '../../engine/ingest/options.js';
 import { ingestSource } from '../../engine/ingest/restage.js';
 import { stagingFile } from '../../engine/ingest/staging-file.js';
 import type { EventStore } from '../../engine/store/event-store.js';
@@ -48,7 +48,7 @@ export function createIngestRoutes(deps: IngestRouteDeps): Router {
   const ingest = async (req: Request, res: Response): Promise<void> => {
     const dataset = String(req.params.dataset);
     if (!DATASET_NAME_PATTERN.test(dataset)) throw new InputError(`Invalid dataset name ${JSON.stringify(dataset)}. ${INVALID_DATASET_NAME}`);
-    const options = parseIngestOptions({
+    const requested = parseIngestOptions({
       contentType: req.get('content-type'),
       contentEncoding: req.get('content-encoding'),
       timestampField: queryText(req.query['timestamp-field']),
@@ -57,6 +57,9 @@ export function createIngestRoutes(deps: IngestRouteDeps): Router {
       csvFields: req.get('x-axiom-csv-fields'),
       labels: req.get('x-axiom-event-labels'),
     });
+    // The dataset's map fields as they are now go into the options, so that the ingest log's
+    // recipe decodes the body again the same way after a crash, whatever changed since.
+    const options = withMapFields(requested, deps.datasets.get(dataset)?.mapFields ?? []);
     const body = await readRawBody(req, limits.maxBodyBytes);
     const nowMs = deps.clock();
     const decoded = await deps.decoder.decode({ body, options, file: stagingFile(deps.events.stagingDir), nowMs, limits });

@@ -5,13 +5,16 @@
  * `service.name`, `scope.*`, `attributes.*`, `resource.*`, `events` and `links`; logs have
  * `body`, `severity`, `severity_number`, `trace_id`, `span_id` beside the same `service.name`,
  * `scope.*`, `attributes.*` and `resource.*`; metrics one event per data point (metricEvents).
- * Every attribute goes under `attributes.<key>`: the
- * hosted service's split of custom attributes into the `attributes.custom` map (by the semantic
- * conventions of a version) is not made here.
+ * A span's attributes go under `attributes.<key>`, except, when its dataset has the
+ * `attributes.custom` map field (OTel trace datasets are made with it), the custom ones: those
+ * that are not names of the semantic conventions (semantic-conventions.ts) go into that map, one
+ * key each, as the hosted service files them. Log and metric attributes all go under
+ * `attributes.<key>`.
  */
 import { InputError } from '../../common/errors.js';
 import { formatDatetime } from '../../engine/apl/literals.js';
 import { TimespanValue } from '../../engine/ingest/timespan-value.js';
+import { SEMANTIC_CONVENTION_ATTRIBUTES, SEMANTIC_CONVENTION_TEMPLATE_PREFIXES } from './semantic-conventions.js';
 import { attributes, child, double, doubleOf, enumValue, id, int64, int64Of, jsonInteger, list, text, anyValue, type OtlpObject } from './otlp.js';
 
 const SPAN_KINDS = ['SPAN_KIND_UNSPECIFIED', 'SPAN_KIND_INTERNAL', 'SPAN_KIND_SERVER', 'SPAN_KIND_CLIENT', 'SPAN_KIND_PRODUCER', 'SPAN_KIND_CONSUMER'];
@@ -47,6 +50,37 @@ function addAttributes(event: Event, values: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(values)) event[`attributes.${key}`] = value;
 }
 
+/** How spans are laid out for their dataset. */
+export interface SpanLayout {
+  /** The map field that takes the custom attributes (`attributes.custom`); absent: every attribute is `attributes.<key>`. */
+  readonly customAttributes?: string;
+}
+
+const SEMANTIC_NAMES: ReadonlySet<string> = new Set(SEMANTIC_CONVENTION_ATTRIBUTES);
+
+/** Whether an attribute is one of the semantic conventions: a name of the registry, or a template's prefix and a key. */
+export function isSemanticConventionAttribute(key: string): boolean {
+  return SEMANTIC_NAMES.has(key) || SEMANTIC_CONVENTION_TEMPLATE_PREFIXES.some((prefix) => key.length > prefix.length && key.startsWith(prefix));
+}
+
+/** A span's attributes: the conventions' under `attributes.<key>`, the rest in the map field, as one object. */
+function addSpanAttributes(event: Event, values: Record<string, unknown>, layout: SpanLayout): void {
+  if (layout.customAttributes === undefined) {
+    addAttributes(event, values);
+    return;
+  }
+  const custom = newEvent();
+  let any = false;
+  for (const [key, value] of Object.entries(values)) {
+    if (isSemanticConventionAttribute(key)) event[`attributes.${key}`] = value;
+    else {
+      custom[key] = value;
+      any = true;
+    }
+  }
+  if (any) event[layout.customAttributes] = custom;
+}
+
 /** A time in nanoseconds as `_time` takes it, exactly; undefined for 0 (not set: the ingest time is used). */
 function time(ns: bigint): string | undefined {
   return ns > 0n ? formatDatetime(ns) : undefined;
@@ -70,13 +104,13 @@ function eachRecord(request: OtlpObject, names: readonly [string, string, string
 }
 
 /** Every span of an ExportTraceServiceRequest as an event. */
-export function spanEvents(request: OtlpObject): Event[] {
+export function spanEvents(request: OtlpObject, layout: SpanLayout = {}): Event[] {
   const events: Event[] = [];
-  eachRecord(request, ['resourceSpans', 'scopeSpans', 'spans'], (span, path, shared) => events.push(spanEvent(span, path, shared)));
+  eachRecord(request, ['resourceSpans', 'scopeSpans', 'spans'], (span, path, shared) => events.push(spanEvent(span, path, shared, layout)));
   return events;
 }
 
-function spanEvent(span: OtlpObject, path: string, shared: Event): Event {
+function spanEvent(span: OtlpObject, path: string, shared: Event, layout: SpanLayout): Event {
   const event = newEvent();
   const start = int64(span, 'startTimeUnixNano', `${path}.startTimeUnixNano`);
   const end = int64(span, 'endTimeUnixNano', `${path}.endTimeUnixNano`);
@@ -96,7 +130,7 @@ function spanEvent(span: OtlpObject, path: string, shared: Event): Event {
   const statusMessage = status ? text(status, 'message', `${path}.status.message`) : '';
   if (statusMessage !== '') event['status.message'] = statusMessage;
   Object.assign(event, shared);
-  addAttributes(event, attributes(span, 'attributes', `${path}.attributes`));
+  addSpanAttributes(event, attributes(span, 'attributes', `${path}.attributes`), layout);
   const spanEvents = list(span, 'events', `${path}.events`).map((item, index) => {
     const at = `${path}.events[${index}]`;
     const entry = newEvent();

@@ -10,8 +10,9 @@ import type { Datasets } from '../datasets/datasets.js';
 import { DATASET_NAME_PATTERN, INVALID_DATASET_NAME } from '../datasets/routes.js';
 import { readRawBody } from '../ingest/raw-body.js';
 import type { ServiceMetrics } from '../ops/metrics.js';
-import { logEvents, metricEvents, spanEvents } from './layout.js';
-import { decodeOtlpRequest, encodeOtlpResponse, otlpFormat, type OtlpFormat, type OtlpSignal } from './otlp.js';
+import { initialMapFields, OTEL_CUSTOM_ATTRIBUTES } from '../datasets/map-fields.js';
+import { logEvents, metricEvents, spanEvents, type SpanLayout } from './layout.js';
+import { decodeOtlpRequest, encodeOtlpResponse, otlpFormat, type OtlpFormat, type OtlpObject, type OtlpSignal } from './otlp.js';
 
 export interface OtelRouteDeps {
   datasets: Datasets;
@@ -26,7 +27,7 @@ interface Signal {
   signal: OtlpSignal;
   path: string;
   kind: 'otel:traces:v1' | 'otel:logs:v1' | 'otel:metrics:v1';
-  toEvents: typeof spanEvents;
+  toEvents: (request: OtlpObject, layout: SpanLayout) => Record<string, unknown>[];
   records: string;
   /** The formats the hosted endpoint takes. */
   formats: readonly OtlpFormat[];
@@ -70,7 +71,13 @@ export function createOtelRoutes(deps: OtelRouteDeps): Router {
       }
       const encoding = parseContentEncoding(req.get('content-encoding'));
       const body = decompressBody(await readRawBody(req, limits.maxBodyBytes), encoding, limits.maxBodyBytes);
-      const events = toEvents(decodeOtlpRequest(signal, format, body));
+      // Spans are laid out by the dataset's map fields: those a dataset this request makes will
+      // start with (a trace dataset's attributes.custom), else its own (none, for one made
+      // before map fields, whose spans keep the layout they had).
+      const existing = deps.datasets.get(dataset);
+      const mapFields = existing ? existing.mapFields : initialMapFields(kind);
+      const layout: SpanLayout = mapFields.includes(OTEL_CUSTOM_ATTRIBUTES) ? { customAttributes: OTEL_CUSTOM_ATTRIBUTES } : {};
+      const events = toEvents(decodeOtlpRequest(signal, format, body), layout);
       if (events.length > limits.maxEventsPerRequest) {
         throw new InputError(`The request holds ${events.length} ${records}. Expected at most ${limits.maxEventsPerRequest} per request: export in smaller batches.`);
       }
@@ -78,7 +85,7 @@ export function createOtelRoutes(deps: OtelRouteDeps): Router {
       let rejected = { count: 0, message: '' };
       if (events.length > 0) {
         await deps.datasets.ensure(dataset, deps.who, nowMs, kind);
-        const stored = await ingestEvents(deps.events, dataset, events, { nowMs });
+        const stored = await ingestEvents(deps.events, dataset, events, { nowMs, mapFields });
         if (stored.ingested > 0) deps.metrics.ingestedEvents.inc({ dataset }, stored.ingested);
         const failures = [...stored.decodeFailures.map((failure) => failure.error), ...stored.failures.map((failure) => failure.error)];
         if (failures.length > 0) rejected = { count: failures.length, message: failures.slice(0, 3).join(' ') };
