@@ -286,7 +286,7 @@ function parseRules(value: unknown, file: string | undefined): MappingRule[] {
   });
 }
 
-const DELIVERY_KEYS: Array<keyof DeliverySettings> = ['concurrency', 'batchSize', 'maxAttempts', 'baseDelayMs', 'maxDelayMs', 'pollMs', 'leaseMs'];
+const DELIVERY_KEYS: Array<keyof DeliverySettings> = ['concurrency', 'batchSize', 'burstPauseMs', 'maxAttempts', 'baseDelayMs', 'maxDelayMs', 'pollMs', 'leaseMs'];
 
 function parseDelivery(value: unknown, file: string | undefined): Partial<DeliverySettings> {
   if (value === undefined || value === null) return {};

@@ -46,14 +46,18 @@ afterEach(async () => {
  * A worker on a real SQLite store, applying through a real client to `url` (the local service
  * unless given); `clock` and `random` replace the time and the jitter, to check the backoff exactly.
  */
-function harness(options: { url?: string; settings?: Partial<typeof FAST>; clock?: { now: number }; random?: () => number } = {}): Harness {
+function harness(
+  options: { url?: string; settings?: Partial<typeof FAST>; clock?: { now: number }; random?: () => number; recording?: () => number } = {},
+): Harness {
   const now = options.clock ? () => (options.clock as { now: number }).now : Date.now;
   const dir = makeTempDir('outbox');
   const store = openSqliteStore(dir);
   const client = createAnnotationsClient({ url: options.url ?? service.url, token: service.token, retries: 0, timeoutMs: 2_000 });
   const metrics = createBridgeMetrics({ outboxCounts: () => store.counts() });
+  // `recording` stands in for deliveries being recorded by the webhook routes at the same time.
+  const seen = options.recording ? new Proxy(store, { get: (target, key) => (key === 'recording' ? options.recording?.() : Reflect.get(target, key)) }) : store;
   const worker = createOutboxWorker({
-    store,
+    store: seen,
     client,
     metrics,
     logger: createLogger({ name: 'outbox-test', level: 'silent' }),
@@ -151,6 +155,23 @@ describe('the outbox worker', () => {
     expect(second.slice(1).map((episode) => episode.annotationId)).toEqual(first.slice(1).map((episode) => episode.annotationId));
     for (const key of keys) expect(await annotationsMarked(key)).toHaveLength(1);
     expect((await h.metrics.applied.get()).values[0]?.value).toBe(10);
+  });
+
+  it('gives acknowledgements the CPU in a burst: one batch per burstPauseMs while deliveries are being recorded, all at once after', async () => {
+    let recording = 1;
+    const h = harness({ settings: { concurrency: 4, batchSize: 2, burstPauseMs: 3_000 }, recording: () => recording });
+    const keys = Array.from({ length: 8 }, (_, index) => `outbox:burst-${index}`);
+    for (const key of keys) await h.record(key, 'start');
+    h.worker.start();
+    await eventually(async () => ((await h.store.counts()).synced >= 2 ? true : undefined), 'the first batch applied');
+    // One batch of two, then a pause that a wake does not cut short.
+    h.worker.wake();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const during = await Promise.all(keys.map((key) => h.episode(key)));
+    expect(during.filter((episode) => episode.status === 'synced')).toHaveLength(2);
+    recording = 0;
+    h.worker.wake();
+    await Promise.all(keys.map((key) => settledAs(h, key, 'synced')));
   });
 
   it('backs off and retries while the service is unreachable, and gives up after maxAttempts naming the request', async () => {

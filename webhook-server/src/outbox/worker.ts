@@ -19,6 +19,12 @@ export interface DeliverySettings {
   /** Episodes claimed together: at most concurrency × batchSize annotation calls are in flight. */
   batchSize: number;
   /**
+   * While senders wait for acknowledgements (deliveries being recorded), the process starts at most
+   * one batch per this many ms: acknowledging has a deadline (the senders' 10 s), an annotation
+   * does not, so in a burst the CPU goes to the acknowledgements and the outbox catches up after.
+   */
+  burstPauseMs: number;
+  /**
    * How long one apply may take: the service call's time limit is a third of it (at most 10 s).
    * A claim itself never expires: it lasts as long as the process, or its database session, that holds it.
    */
@@ -36,6 +42,7 @@ export interface DeliverySettings {
 export const DELIVERY_DEFAULTS: DeliverySettings = {
   concurrency: 4,
   batchSize: 16,
+  burstPauseMs: 200,
   leaseMs: 60_000,
   pollMs: 1_000,
   maxAttempts: 15,
@@ -78,6 +85,29 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
+  /** When the next batch may start in a burst, and when a delivery was last recorded (performance.now()). */
+  let burstTurnAt = 0;
+  let lastWakeAt = Number.NEGATIVE_INFINITY;
+  /**
+   * A burst: deliveries are being recorded, or one was within the pause. Group commit answers
+   * deliveries together, so the count alone drops to 0 between groups even under full load.
+   */
+  const inBurst = (): boolean => store.recording > 0 || performance.now() - lastWakeAt < settings.burstPauseMs;
+  /** Loops pausing for their burst turn: only a stop ends the pause early. */
+  let pausing: Array<() => void> = [];
+
+  function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        pausing = pausing.filter((waiter) => waiter !== done);
+        resolve();
+      }
+      pausing.push(done);
+    });
+  }
+
   /** Counts wake() calls, so that a wake that comes while a loop is still claiming is not lost. */
   let wakes = 0;
 
@@ -98,11 +128,20 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   function wake(): void {
     wakes++;
     for (const waiter of [...waiters]) waiter();
+    lastWakeAt = performance.now();
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
       const seen = wakes;
+      if (inBurst()) {
+        const wait = burstTurnAt - performance.now();
+        if (wait > 0) {
+          await pause(wait);
+          continue;
+        }
+        burstTurnAt = performance.now() + settings.burstPauseMs;
+      }
       let batch: EpisodeRow[];
       try {
         batch = await store.claimBatch(owner, now(), settings.batchSize);
@@ -255,6 +294,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       stopped = true;
       if (sweepTimer) clearInterval(sweepTimer);
       wake();
+      for (const waiter of [...pausing]) waiter();
       await Promise.all(loops);
       await sweeping;
       loops = [];

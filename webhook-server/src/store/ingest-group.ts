@@ -24,6 +24,8 @@ export interface Delivery {
 /** Gathers deliveries into groups and records each group with one call of `record`. */
 export interface IngestQueue {
   ingest(delivery: Delivery): Promise<IngestResult>;
+  /** Deliveries waiting to be recorded or being recorded now. */
+  readonly pending: number;
   /** Resolves once every queued delivery has been recorded or refused. */
   idle(): Promise<void>;
 }
@@ -41,14 +43,18 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
   }
   const waiting: Waiting[] = [];
   const running = new Set<Promise<void>>();
+  let recording = 0;
 
   async function settle(group: readonly Waiting[]): Promise<void> {
+    recording += group.length;
     try {
       const results = await record(group.map((item) => item.delivery));
       group.forEach((item, index) => item.resolve(results[index] as IngestResult));
     } catch (error) {
       if (group.length === 1) (group[0] as Waiting).reject(error);
       else await Promise.all(group.map((item) => settle([item])));
+    } finally {
+      recording -= group.length;
     }
   }
 
@@ -70,6 +76,9 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
         const runner: Promise<void> = drain().finally(() => running.delete(runner));
         running.add(runner);
       }),
+    get pending() {
+      return waiting.length + recording;
+    },
     idle: async () => {
       while (running.size > 0) await Promise.all(running);
     },

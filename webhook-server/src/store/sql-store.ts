@@ -123,6 +123,10 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
 
     ingest: (events, receivedAt) => ingests.ingest({ events, receivedAt }),
 
+    get recording() {
+      return ingests.pending;
+    },
+
     async claimBatch(owner, now, limit) {
       const due = await run(
         `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,

@@ -69,6 +69,8 @@ export interface BridgeStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Records the events and folds them into their episodes in one transaction; duplicates change nothing. */
   ingest(events: readonly PreparedEvent[], receivedAt: number): Promise<IngestResult>;
+  /** Deliveries this process is recording or has queued to record: senders waiting for an answer. */
+  readonly recording: number;
   /**
    * Claims up to `limit` due episodes for `owner`, the longest due first. No other worker, in any
    * replica, gets one until its claim is given back by completeBatch or fail — or by the end of its
