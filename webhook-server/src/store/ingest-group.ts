@@ -107,21 +107,43 @@ const EPISODE_COLUMNS = 9;
 
 /**
  * Records a group of deliveries with the transaction's `query` (the caller holds the group's
- * correlation-key locks) and returns each delivery's result.
+ * correlation-key locks) and returns each delivery's result. With `writableCte` (PostgreSQL) the
+ * insert and the read of the episodes are one statement, a round trip fewer; SQLite has no
+ * insert inside WITH, and its statements cost no round trip anyway.
  */
-export async function recordGroup(query: Query, group: readonly Delivery[]): Promise<IngestResult[]> {
+export async function recordGroup(query: Query, group: readonly Delivery[], writableCte: boolean): Promise<IngestResult[]> {
   const events = group.flatMap((delivery) => delivery.events.map((item) => ({ ...item, receivedAt: delivery.receivedAt })));
-  const inserted = await query(
-    `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
-     VALUES ${placeholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`,
-    events.flatMap(({ event, receivedAt }) => [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt]),
-  );
+  const insert = `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
+     VALUES ${placeholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`;
+  const insertParams = events.flatMap(({ event, receivedAt }) => [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt]);
+  const groupKeys = [...new Set(events.map(({ event }) => event.correlationKey))];
+  let inserted: Row[];
+  let episodes: Map<string, Working[]> | undefined;
+  if (writableCte) {
+    // One round trip: the insert, and the episodes of every key of the group (those of keys whose
+    // events all turn out to be duplicates are read for nothing, and left alone). The read sees
+    // the state before the insert, which never touches episodes.
+    const recent = recentEpisodesSql(insertParams.length + 1, groupKeys.length);
+    const rows = await query(
+      `WITH inserted AS (${insert})
+       SELECT 'event' AS row_kind, source, dedupe_key, NULL AS correlation_key, NULL AS seq, NULL AS state FROM inserted
+       UNION ALL
+       SELECT 'episode' AS row_kind, source, NULL AS dedupe_key, correlation_key, seq, state FROM (${recent}) AS episodes`,
+      [...insertParams, PLACEMENT_WINDOW, ...groupKeys],
+    );
+    inserted = rows.filter((row) => row.row_kind === 'event');
+    episodes = toEpisodes(rows.filter((row) => row.row_kind === 'episode'));
+  } else {
+    inserted = await query(insert, insertParams);
+  }
   // A key repeated within the group is inserted once, for its first occurrence: the later ones are duplicates.
   const fresh = new Set(inserted.map((row) => `${String(row.source)}\n${String(row.dedupe_key)}`));
   const accepted = events.map(({ event }) => fresh.delete(`${event.source}\n${event.dedupeKey}`));
 
-  const keys = [...new Set(events.filter((_, index) => accepted[index]).map(({ event }) => event.correlationKey))];
-  const episodes = keys.length === 0 ? new Map<string, Working[]>() : await recentEpisodes(query, keys);
+  if (episodes === undefined) {
+    const keys = [...new Set(events.filter((_, index) => accepted[index]).map(({ event }) => event.correlationKey))];
+    episodes = keys.length === 0 ? new Map<string, Working[]>() : toEpisodes(await query(recentEpisodesSql(1, keys.length), [PLACEMENT_WINDOW, ...keys]));
+  }
 
   for (const [index, { event, target, receivedAt }] of events.entries()) {
     if (!accepted[index]) continue;
@@ -189,18 +211,22 @@ export async function recordGroup(query: Query, group: readonly Delivery[]): Pro
   });
 }
 
-/** The newest PLACEMENT_WINDOW episodes of each key, oldest first: all that placing an event looks at. */
-async function recentEpisodes(query: Query, keys: readonly string[]): Promise<Map<string, Working[]>> {
-  const rows = await query(
-    `SELECT correlation_key, seq, source, state FROM (
+/**
+ * The newest PLACEMENT_WINDOW episodes of each of `keyCount` keys, oldest first: all that placing
+ * an event looks at. The window is parameter `$first`, the keys the ones after it.
+ */
+function recentEpisodesSql(first: number, keyCount: number): string {
+  const keys = Array.from({ length: keyCount }, (_, index) => `$${first + 1 + index}`).join(', ');
+  return `SELECT correlation_key, seq, source, state FROM (
        SELECT correlation_key, seq, source, state, ROW_NUMBER() OVER (PARTITION BY correlation_key ORDER BY seq DESC) AS recency
-       FROM bridge_episodes WHERE correlation_key IN (${keys.map((_, index) => `$${index + 2}`).join(', ')})
-     ) AS recent WHERE recency <= $1 ORDER BY correlation_key, seq`,
-    [PLACEMENT_WINDOW, ...keys],
-  );
+       FROM bridge_episodes WHERE correlation_key IN (${keys})
+     ) AS recent WHERE recency <= $${first}`;
+}
+
+function toEpisodes(rows: readonly Row[]): Map<string, Working[]> {
   const episodes = new Map<string, Working[]>();
-  for (const row of rows) {
-    const episode = toWorking(row);
+  const sorted = rows.map(toWorking).sort((a, b) => (a.correlationKey < b.correlationKey ? -1 : a.correlationKey > b.correlationKey ? 1 : a.seq - b.seq));
+  for (const episode of sorted) {
     const list = episodes.get(episode.correlationKey) ?? [];
     list.push(episode);
     episodes.set(episode.correlationKey, list);

@@ -116,7 +116,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     }
   }
   // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-  const ingests = createIngestQueue((group) => tx((query) => recordGroup(query, group), true, groupLockKeys(group)), driver.ingestGroups);
+  const ingests = createIngestQueue((group) => tx((query) => recordGroup(query, group, driver.kind === 'postgres'), true, groupLockKeys(group)), driver.ingestGroups);
 
   return {
     kind: driver.kind,
