@@ -105,6 +105,14 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
     resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
   }
+  // Prepared once: `exec` would parse these again for every transaction and every unit.
+  const control = {
+    begin: db.prepare('BEGIN IMMEDIATE'),
+    savepoint: db.prepare('SAVEPOINT unit'),
+    release: db.prepare('RELEASE unit'),
+    rollbackTo: db.prepare('ROLLBACK TO unit'),
+    commit: db.prepare('COMMIT'),
+  };
   let queued: Unit[] = [];
   let draining: Promise<void> | undefined;
 
@@ -115,21 +123,21 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
       const outcomes: Array<() => void> = [];
       try {
         if (!db.open) throw new Error('the SQLite store is closed');
-        db.exec('BEGIN IMMEDIATE');
+        control.begin.run();
         wrote = false;
         for (const unit of batch) {
-          db.exec('SAVEPOINT unit');
+          control.savepoint.run();
           try {
             const value = await unit.work(query);
-            db.exec('RELEASE unit');
+            control.release.run();
             outcomes.push(() => unit.resolve(value));
           } catch (error) {
-            db.exec('ROLLBACK TO unit');
-            db.exec('RELEASE unit');
+            control.rollbackTo.run();
+            control.release.run();
             outcomes.push(() => unit.reject(error));
           }
         }
-        db.exec('COMMIT');
+        control.commit.run();
       } catch (error) {
         if (db.open && db.inTransaction) db.exec('ROLLBACK');
         for (const unit of batch) unit.reject(error);
@@ -140,8 +148,9 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
         if (error === undefined) for (const settle of outcomes) settle();
         else for (const unit of batch) unit.reject(error);
       });
-      // Let the requests that arrived during the commit queue up for the next one.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Let the requests that arrive meanwhile queue up for the next transaction: while the flush
+      // runs (none of this batch is told anything before it ends anyway), else for one turn.
+      await (flushing ?? new Promise((resolve) => setImmediate(resolve)));
     }
     draining = undefined;
   }
