@@ -81,7 +81,8 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   const owner = `worker-${randomUUID()}`;
   let stopped = true;
   let loops: Promise<void>[] = [];
-  let waiters: Array<() => void> = [];
+  /** Loops idle until the next poll: a wake ends the wait. */
+  const waiters = new Set<() => void>();
   let sweepTimer: NodeJS.Timeout | undefined;
   let sweeping: Promise<void> = Promise.resolve();
 
@@ -94,17 +95,18 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
    */
   const inBurst = (): boolean => store.recording > 0 || performance.now() - lastWakeAt < settings.burstPauseMs;
   /** Loops pausing for their burst turn: only a stop ends the pause early. */
-  let pausing: Array<() => void> = [];
+  const pausing = new Set<() => void>();
 
-  function pause(ms: number): Promise<void> {
+  /** Resolves after `ms`, or as soon as its entry in `early` is called. */
+  function sleep(ms: number, early: Set<() => void>): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done(): void {
         clearTimeout(timer);
-        pausing = pausing.filter((waiter) => waiter !== done);
+        early.delete(done);
         resolve();
       }
-      pausing.push(done);
+      early.add(done);
     });
   }
 
@@ -113,16 +115,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
 
   /** Waits for `ms` or a wake, unless a wake came since `seen`: then the work it announced is looked at now. */
   function idle(ms: number, seen: number): Promise<void> {
-    if (wakes !== seen) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        waiters = waiters.filter((waiter) => waiter !== done);
-        resolve();
-      }
-      waiters.push(done);
-    });
+    return wakes !== seen ? Promise.resolve() : sleep(ms, waiters);
   }
 
   function wake(): void {
@@ -137,7 +130,7 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
       if (inBurst()) {
         const wait = burstTurnAt - performance.now();
         if (wait > 0) {
-          await pause(wait);
+          await sleep(wait, pausing);
           continue;
         }
         burstTurnAt = performance.now() + settings.burstPauseMs;
