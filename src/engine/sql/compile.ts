@@ -8,6 +8,13 @@ import { formatDatetimeSql } from './time.js';
 import { Params } from './params.js';
 import { quoteIdentifier, sqlInteger } from './quote.js';
 
+/**
+ * The most values one make-series may build, all its series together (groups × bins; the bins of
+ * one series are capped by the checker). Found at run time once the groups are known, before any
+ * array is built: one row's arrays are one piece of work, which the time budget cannot interrupt.
+ */
+export const MAX_SERIES_VALUES = 10_000_000;
+
 export interface Statement {
   readonly sql: string;
   readonly params: readonly SqlParam[];
@@ -432,7 +439,8 @@ class PlanCompiler {
       ? `${this.params.bind(node.range.from, 'BIGINT')} AS ${lo}, ${sqlInteger((node.range.to - node.range.from + node.step - 1n) / node.step)} AS ${n}`
       : `min(${bin}) OVER () AS ${lo}, (max(${bin}) OVER () - min(${bin}) OVER ()) // ${step} + 1 AS ${n}`;
     const keys = node.keys.map((key) => columnName(key.input));
-    const list = (sql: string): string => `list(${sql} ORDER BY ${bin})`;
+    // Only the bins of the range: a row outside it has no place in the arrays.
+    const list = (sql: string): string => `list(${sql} ORDER BY ${bin}) FILTER (WHERE ${bin} >= ${lo} AND ${bin} < ${lo} + CAST(${n} AS BIGINT) * ${step})`;
     const element = (value: SeriesNode['values'][number]): string => {
       const type = node.input.columns.find((column) => column.id === value.input)?.type;
       const sql = columnName(value.input);
@@ -446,17 +454,30 @@ class PlanCompiler {
     const carried = this.carrying ? [`any_value(${quoteIdentifier(MATCHED)}) AS ${quoteIdentifier(MATCHED)}`] : [];
     const grouped = `SELECT ${[...keys, ...lists, ...carried, lo, n].join(', ')} FROM (SELECT *, ${bounds} FROM (${input}) AS q) AS q GROUP BY ${[...keys, lo, n].join(', ')}`;
     const at = `${lo} + i * ${step}`;
+    // Each bin that has data starts a run that lasts until the next one (the last until the end of
+    // the range): its value, then the default. Built run by run, the array costs the bins of the
+    // range plus those with data; looking each bin of the range up in the list of those with data
+    // cost their product, and one expression's work is not interruptible by the time budget.
+    const bins = quoteIdentifier('s_bins');
+    const slot = (binSql: string): string => `((${binSql}) - ${lo}) // ${step}`;
     const arrays = node.values.map((value, index) => {
-      const found = `list_extract(${quoteIdentifier(`s_v${index}`)}, list_position(${quoteIdentifier('s_bins')}, ${at}))`;
-      return `CAST(to_json(list_transform(range(0, ${n}), i -> coalesce(${found}, ${this.expressions.compile(value.defaultValue)}))) AS VARCHAR) AS ${columnName(value.column.id)}`;
+      const fallback = this.expressions.compile(value.defaultValue);
+      const values = quoteIdentifier(`s_v${index}`);
+      const runEnd = `CASE WHEN j < len(${bins}) THEN ${slot(`${bins}[j + 1]`)} ELSE ${n} END`;
+      const runs = `flatten(list_transform(${bins}, (b, j) -> list_resize([coalesce(${values}[j], ${fallback})], ${runEnd} - ${slot('b')}, ${fallback})))`;
+      const leading = `list_resize([${fallback}], coalesce(${slot(`${bins}[1]`)}, ${n}), ${fallback})`;
+      return `CAST(to_json(list_concat(${leading}, coalesce(${runs}, []))) AS VARCHAR)`;
     });
+    const cells = quoteIdentifier('s_cells');
+    const guard = (sql: string): string =>
+      `CASE WHEN ${cells} > ${sqlInteger(MAX_SERIES_VALUES)} THEN error('make-series would build ' || ${cells} || ' values (series × bins), more than the ${MAX_SERIES_VALUES.toLocaleString('en-US')} one query may build: use a larger step, a shorter range or fewer groups') ELSE ${sql} END`;
     const columns = [
       ...node.keys.map((key) => `${columnName(key.input)} AS ${columnName(key.column.id)}`),
-      ...arrays,
-      `CAST(to_json(list_transform(range(0, ${n}), i -> ${formatDatetimeSql(`(${at})`)})) AS VARCHAR) AS ${columnName(node.time.id)}`,
+      ...arrays.map((sql, index) => `${guard(sql)} AS ${columnName((node.values[index] as SeriesNode['values'][number]).column.id)}`),
+      guard(`CAST(to_json(list_transform(range(0, ${n}), i -> ${formatDatetimeSql(`(${at})`)})) AS VARCHAR)`) + ` AS ${columnName(node.time.id)}`,
       ...(this.carrying ? [quoteIdentifier(MATCHED)] : []),
     ];
-    return `SELECT ${columns.join(', ')} FROM (${grouped}) AS s`;
+    return `SELECT ${columns.join(', ')} FROM (SELECT *, count(*) OVER () * ${n} AS ${cells} FROM (${grouped}) AS g) AS s`;
   }
 
   /** A limit's input, and the ` ORDER BY … LIMIT n` that takes its first rows (no more than `cap`). */

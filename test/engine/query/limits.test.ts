@@ -45,6 +45,22 @@ describe('query limits', () => {
     }
   });
 
+  it('builds a series of 86,400 bins per group in time linear in its size, and refuses one too large before building it', async () => {
+    // One bin per second of a day: each group's array is built run by run, not looked up bin by bin.
+    const day = 'from datetime(2024-01-01) to datetime(2024-01-02) step 1s';
+    const series = await run(`logs | make-series n = count() on _time ${day} by method | extend total = array_sum(n), bins = array_length(n) | summarize sum(total), max(bins)`, {
+      timeoutMs: 5_000,
+    });
+    const inDay = await run('logs | where _time >= datetime(2024-01-01) and _time < datetime(2024-01-02) | count');
+    expect(series.tables[0]?.columns.map((column) => column[0])).toEqual([inDay.tables[0]?.columns[0]?.[0], 86_400]);
+
+    const started = Date.now();
+    const error = await run(`logs | make-series n = count() on _time ${day} by message | take 1`, { timeoutMs: 5_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'apl_runtime', message: expect.stringMatching(/make-series would build \d+ values \(series × bins\), more than the 10,000,000 one query may build/) });
+    expect(statusOf(error)).toBe(400);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('cuts an mv-expand result at the row cap', async () => {
     const result = await run('logs | take 100 | extend a = dynamic([1, 2, 3]) | mv-expand a | project a', { maxRows: 100 });
     expect(result.tables[0]?.columns[0]).toHaveLength(100);
