@@ -454,8 +454,8 @@ class PlanCompiler {
     const carried = this.carrying ? [`any_value(${quoteIdentifier(MATCHED)}) AS ${quoteIdentifier(MATCHED)}`] : [];
     const grouped = `SELECT ${[...keys, ...lists, ...carried, lo, n].join(', ')} FROM (SELECT *, ${bounds} FROM (${input}) AS q) AS q GROUP BY ${[...keys, lo, n].join(', ')}`;
     const at = `${lo} + i * ${step}`;
-    // Each bin that has data starts a run that lasts until the next one (the last until the end of
-    // the range): its value, then the default. Built run by run, the array costs the bins of the
+    // Where bins lack data, each bin that has data starts a run that lasts until the next one (the
+    // last until the end of the range): its value, then the default. Built run by run, the array costs the bins of the
     // range plus those with data; looking each bin of the range up in the list of those with data
     // cost their product, and one expression's work is not interruptible by the time budget.
     const bins = quoteIdentifier('s_bins');
@@ -466,7 +466,9 @@ class PlanCompiler {
       const runEnd = `CASE WHEN j < len(${bins}) THEN ${slot(`${bins}[j + 1]`)} ELSE ${n} END`;
       const runs = `flatten(list_transform(${bins}, (b, j) -> list_resize([coalesce(${values}[j], ${fallback})], ${runEnd} - ${slot('b')}, ${fallback})))`;
       const leading = `list_resize([${fallback}], coalesce(${slot(`${bins}[1]`)}, ${n}), ${fallback})`;
-      return `CAST(to_json(list_concat(${leading}, coalesce(${runs}, []))) AS VARCHAR)`;
+      // Every bin with data (dense data, the usual case): the values are the array as they are.
+      const dense = `list_transform(${values}, v -> coalesce(v, ${fallback}))`;
+      return `CAST(to_json(CASE WHEN len(${bins}) = ${n} THEN ${dense} ELSE list_concat(${leading}, coalesce(${runs}, [])) END) AS VARCHAR)`;
     });
     const cells = quoteIdentifier('s_cells');
     const guard = (sql: string): string =>
