@@ -1,5 +1,6 @@
 import type { ScalarType } from '../plan/types.js';
 import { reuse } from '../sql/reuse.js';
+import { SERIES_IIR_UDF } from '../sql/udfs.js';
 import { boolean, dynamic, oneOf } from './bind.js';
 import { jsonElements, jsonText } from './lowering.js';
 import type { Example, FunctionDef, SqlCall } from './types.js';
@@ -346,21 +347,11 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
     params: [dynamic('array'), dynamic('numerator'), dynamic('denominator')],
     returns: 'dynamic',
     reported: 'array',
+    // One pass in JavaScript (see SERIES_IIR_UDF): in SQL the recursion is a quadratic fold.
     sql: (c) =>
       withSeries(c, 0, 'ix', (x) =>
         withSeries(c, 1, 'ib', (b) =>
-          withSeries(c, 2, 'ia', (a) => {
-            // The numerator's part is a FIR filter, computed for every n at once outside the fold.
-            const at = (n: string): string => `CASE WHEN ${n} >= 0 THEN coalesce(${x}[${n} + 1], 0) ELSE 0 END`;
-            const forward = `list_transform(range(len(${x})), n -> [list_sum(list_transform(range(len(${b})), k -> coalesce(${b}[k + 1], 0) * ${at('n - k')}))])`;
-            // Each output depends on the earlier ones: a fold that appends one element at a time,
-            // reading the last outputs from the end of what it has built (acc[-k] is y[n-k]).
-            // The fold captures nothing but the small denominator: a long series captured in a
-            // lambda is copied at each step.
-            const feedback = `coalesce(list_sum(list_transform(range(1, len(${a})), k -> coalesce(${a}[k + 1], 0) * coalesce(acc[-k], 0))), 0)`;
-            const step = `(acc, e) -> list_append(acc, (e[1] - ${feedback}) / ${a}[1])`;
-            return `CASE WHEN ${x} IS NULL OR ${b} IS NULL OR ${a} IS NULL THEN NULL ELSE ${realArray(`list_reduce(${forward}, ${step}, CAST([] AS DOUBLE[]))`)} END`;
-          }),
+          withSeries(c, 2, 'ia', (a) => `CASE WHEN ${x} IS NULL OR ${b} IS NULL OR ${a} IS NULL THEN NULL ELSE ${realArray(`${SERIES_IIR_UDF}(${x}, ${b}, ${a})`)} END`),
         ),
       ),
     examples: [
