@@ -162,7 +162,11 @@ function parseUrlSql(c: SqlCall): string {
 /** `format_url`: Go's `url.URL.String()` of the parts in a property bag. */
 function formatUrlSql(c: SqlCall): string {
   const bag = c.arg(0);
-  const get = (key: string): string => `coalesce(CASE WHEN json_type(${bag}, ${quoteString(`$.${key}`)}) = 'VARCHAR' THEN json_extract_string(${bag}, ${quoteString(`$.${key}`)}) ELSE CAST(json_extract(${bag}, ${quoteString(`$.${key}`)}) AS VARCHAR) END, '')`;
+  // A part that is missing or null is left out (a JSON null is not the text "null").
+  const get = (key: string): string => {
+    const path = quoteString(`$.${key}`);
+    return `coalesce(CASE json_type(${bag}, ${path}) WHEN 'VARCHAR' THEN json_extract_string(${bag}, ${path}) WHEN 'NULL' THEN NULL ELSE CAST(json_extract(${bag}, ${path}) AS VARCHAR) END, '')`;
+  };
   const scheme = get('scheme');
   const host = get('host');
   const port = get('port');
@@ -469,6 +473,7 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
         result: 'https://axiom:apl@github.com:443/axiomhq/next-axiom#axiom',
       },
       { apl: "format_url(dynamic({'scheme': 'https', 'host': 'x.io', 'query': {'b': '2 3', 'a': 1}}))", result: 'https://x.io?a=1&b=2%203' },
+      { apl: "format_url(bag_pack('scheme', 'https', 'host', 'h.io', 'port', 8080, 'user', dynamic(null), 'fragment', dynamic(null)))", result: 'https://h.io:8080' },
     ],
   },
   {
