@@ -411,13 +411,17 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     },
     sql: (c) => {
       const group = c.value(1);
-      return `CASE WHEN regexp_matches(${c.arg(2)}, ${c.arg(0)}) THEN regexp_extract(${c.arg(2)}, ${c.arg(0)}, ${sqlInteger(typeof group === 'bigint' ? group : 0n)}) END`;
+      // A non-empty capture proves a match: only an empty one takes a second pass, to tell an
+      // empty capture ('') from no match (null). COALESCE reads its second argument only then.
+      const extracted = `regexp_extract(${c.arg(2)}, ${c.arg(0)}, ${sqlInteger(typeof group === 'bigint' ? group : 0n)})`;
+      return `coalesce(nullif(${extracted}, ''), CASE WHEN regexp_matches(${c.arg(2)}, ${c.arg(0)}) THEN '' END)`;
     },
     examples: [
       { apl: 'extract("x=([0-9.]+)", 1, "axiom x=65.6|po")', result: '65.6', type: 'string' },
       { apl: 'extract("users/([0-9]+)", 1, uri)', result: '42' },
       { apl: 'extract("^.{2,2}(.{4,4})", 1, content_type)', result: 'plic' },
       { apl: 'extract("z", 0, "abc")', result: null },
+      { apl: 'extract("b(x*)", 1, "abc")', result: '' },
       { apl: 'extract("(a)", 100, "a")', error: 'extract() capture group 100 is out of range 0–99' },
       { apl: 'extract("(a)", strlen(uri), "a")', error: 'extract() needs a constant integer capture group as argument 2' },
     ],
