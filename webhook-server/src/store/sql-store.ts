@@ -116,7 +116,11 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     }
   }
   // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-  const ingests = createIngestQueue((group) => tx((query) => recordGroup(query, group, driver.kind === 'postgres'), true, groupLockKeys(group)), driver.ingestGroups);
+  // SQLite has one writer: no keys to lock.
+  const ingests = createIngestQueue(
+    (group) => tx((query) => recordGroup(query, group, driver.kind === 'postgres'), true, driver.kind === 'postgres' ? groupLockKeys(group) : undefined),
+    driver.ingestGroups,
+  );
 
   return {
     kind: driver.kind,

@@ -64,10 +64,16 @@ function sourceIsOn(deps: WebhookRoutesDeps): RequestHandler {
 }
 
 function handleDelivery(deps: WebhookRoutesDeps): RequestHandler {
+  // One child logger per source, made once: a child per request costs a serialisation of its bindings.
+  const loggers = new Map<SourceName, Logger>();
   return async (req, res) => {
     const started = performance.now();
     const name = sourceName(req) as SourceName;
-    const log = deps.logger.child({ source: name });
+    let log = loggers.get(name);
+    if (!log) {
+      log = deps.logger.child({ source: name });
+      loggers.set(name, log);
+    }
     try {
       await deliver(deps, req, res, name, log, started);
     } catch (error) {
@@ -120,7 +126,9 @@ async function deliver(deps: WebhookRoutesDeps, req: Request, res: express.Respo
   if (result.duplicates > 0) deps.metrics.deduped.inc({ source: name }, result.duplicates);
   if (result.accepted > 0) deps.onRecorded();
   deps.metrics.ackLatency.observe((performance.now() - started) / 1000);
-  log.info({ accepted: result.accepted, duplicates: result.duplicates, keys: prepared.map((item) => item.event.correlationKey) }, 'delivery recorded');
+  if (log.isLevelEnabled('info')) {
+    log.info({ accepted: result.accepted, duplicates: result.duplicates, keys: prepared.map((item) => item.event.correlationKey) }, 'delivery recorded');
+  }
   const message = result.accepted > 0 ? 'Recorded; the annotation follows shortly.' : 'Already recorded: a redelivery changes nothing.';
   replyJson(res, result.accepted > 0 ? 202 : 200, message, { status: result.accepted > 0 ? 'accepted' : 'duplicate', ...result });
 }
