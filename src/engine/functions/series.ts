@@ -1,6 +1,6 @@
 import type { ScalarType } from '../plan/types.js';
 import { reuse } from '../sql/reuse.js';
-import { SERIES_IIR_UDF } from '../sql/udfs.js';
+import { FOURIER_UDF, SERIES_IIR_UDF } from '../sql/udfs.js';
 import { boolean, dynamic, oneOf } from './bind.js';
 import { jsonElements, jsonText } from './lowering.js';
 import type { Example, FunctionDef, SqlCall } from './types.js';
@@ -479,17 +479,13 @@ export const SERIES_FUNCTIONS: readonly FunctionDef[] = [
  * of a complex series given as real and imaginary parts, computed directly: O(n²).
  */
 function fourier(c: SqlCall, sign: -1 | 1): string {
+  // An FFT in JavaScript (see FOURIER_UDF): in SQL only the O(n²) defining sum can be written.
   return withSeries(c, 0, 're', (re) => {
-    const body = (im: string | undefined): string => {
-      const imag = (k: string): string => (im === undefined ? '0' : `coalesce(${im}[${k} + 1], 0)`);
-      const real = (k: string): string => `coalesce(${re}[${k} + 1], 0)`;
-      const angle = `${sign} * 2 * pi() * k * t / len(${re})`;
-      const scale = sign === 1 ? ` / len(${re})` : '';
-      const part = (of: (t: string) => string): string => `list_transform(range(len(${re})), k -> list_sum(list_transform(range(len(${re})), t -> ${of('t')}))${scale})`;
-      const realPart = part((t) => `${real(t)} * cos(${angle}) - ${imag(t)} * sin(${angle})`);
-      const imagPart = part((t) => `${real(t)} * sin(${angle}) + ${imag(t)} * cos(${angle})`);
-      return `CASE WHEN ${re} IS NULL THEN NULL ELSE concat('[', ${realArray(realPart)}, ',', ${realArray(imagPart)}, ']') END`;
+    const body = (im: string): string => {
+      const both = `${FOURIER_UDF}(${re}, ${im}, ${sign})`;
+      return reuse(both, 'ft', (ft) => `CASE WHEN ${re} IS NULL THEN NULL ELSE concat('[', ${realArray(`list_slice(${ft}, 1, len(${re}))`)}, ',', ${realArray(`list_slice(${ft}, len(${re}) + 1, 2 * len(${re}))`)}, ']') END`);
     };
-    return c.call.args.length > 1 ? withSeries(c, 1, 'im', (im) => body(im)) : body(undefined);
+    // A missing or null imaginary part is zeros.
+    return c.call.args.length > 1 ? withSeries(c, 1, 'im', (im) => body(`coalesce(${im}, CAST([] AS DOUBLE[]))`)) : body('CAST([] AS DOUBLE[])');
   });
 }
