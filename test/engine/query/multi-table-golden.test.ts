@@ -1,12 +1,9 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpLogs } from '../../../bench/lib/http-logs.mjs';
 import { runApl } from '../../../src/engine/query/run-apl.js';
 import type { TabularResult } from '../../../src/engine/results/tabular.js';
 import { useTestStore } from '../../helpers/event-store.js';
-import { makeTempDir } from '../../helpers/local-service.js';
+import { useDuckDbReference } from '../helpers/duckdb-reference.js';
 import { tableRows } from '../helpers/reference.js';
 
 /**
@@ -20,31 +17,7 @@ const WINDOW = { startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-02T01:00:0
 
 const fixture = useTestStore((store) => store.load('logs', EVENTS));
 
-let instance: DuckDBInstance | undefined;
-let connection: DuckDBConnection | undefined;
-let dir: string | undefined;
-
-beforeAll(async () => {
-  dir = makeTempDir('multi-table-golden');
-  instance = await DuckDBInstance.create(':memory:');
-  connection = await instance.connect();
-  const file = join(dir, 'logs.ndjson');
-  writeFileSync(file, EVENTS.map((event) => JSON.stringify(event)).join('\n'));
-  // The path is this test's own temp file: no user text.
-  await connection.run(`CREATE TABLE logs AS SELECT * REPLACE (CAST(_time AS TIMESTAMP) AS _time) FROM read_json_auto('${file}')`);
-});
-
-afterAll(() => {
-  connection?.closeSync();
-  instance?.closeSync();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function reference(sql: string): Promise<Record<string, unknown>[]> {
-  if (!connection) throw new Error('The reference database is not open.');
-  const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS().map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'bigint' ? Number(value) : value])));
-}
+const duckdb = useDuckDbReference(() => [['logs', EVENTS]]);
 
 async function rows(apl: string): Promise<Record<string, unknown>[]> {
   const { result } = await runApl({ apl, format: 'tabular', ...WINDOW }, { reader: fixture.store });
@@ -59,7 +32,7 @@ describe('against hand-written DuckDB SQL', () => {
     const sql = `WITH a AS (SELECT uri, count(*) AS requests FROM logs GROUP BY uri),
       b AS (SELECT uri, count(*) AS errors FROM logs WHERE status = '500' GROUP BY uri)
       SELECT a.uri, a.requests, b.errors FROM a JOIN b ON a.uri = b.uri ORDER BY a.uri`;
-    const expected = await reference(sql);
+    const expected = await duckdb.rows(sql);
     expect(expected.length).toBeGreaterThan(10);
     expect(await rows(apl)).toEqual(expected);
   });
@@ -81,7 +54,7 @@ describe('against hand-written DuckDB SQL', () => {
       ['rightsemi', `SELECT count(*) AS n FROM ${r} r WHERE EXISTS (SELECT 1 FROM ${l} l WHERE r.user_id = l.user_id)`],
     ];
     for (const [kind, sql] of kinds) {
-      const [expected] = await reference(sql);
+      const [expected] = await duckdb.rows(sql);
       expect(await rows(`${left} | join kind=${kind} (${right}) on user_id | count`), kind).toEqual([{ count: expected?.n }]);
     }
   });
@@ -89,7 +62,7 @@ describe('against hand-written DuckDB SQL', () => {
   it('union of two filtered copies, grouped', async () => {
     const apl = "logs | where method == 'GET' | union (logs | where status == '500') | summarize n = count() by method | order by method asc";
     const sql = "SELECT method, count(*) AS n FROM (SELECT method FROM logs WHERE method = 'GET' UNION ALL SELECT method FROM logs WHERE status = '500') GROUP BY method ORDER BY method";
-    expect(await rows(apl)).toEqual(await reference(sql));
+    expect(await rows(apl)).toEqual(await duckdb.rows(sql));
   });
 
   it('make-series count() by method over hourly bins', async () => {
@@ -97,7 +70,7 @@ describe('against hand-written DuckDB SQL', () => {
     const sql = `WITH bins AS (SELECT method, t FROM (SELECT DISTINCT method FROM logs WHERE _time < TIMESTAMP '2024-01-02'), range(TIMESTAMP '2024-01-01', TIMESTAMP '2024-01-02', INTERVAL 1 hour) AS r(t)),
       counts AS (SELECT method, time_bucket(INTERVAL 1 hour, _time) AS t, count(*) AS n FROM logs WHERE _time < TIMESTAMP '2024-01-02' GROUP BY ALL)
       SELECT bins.method, list(coalesce(counts.n, 0) ORDER BY bins.t) AS n FROM bins LEFT JOIN counts USING (method, t) GROUP BY bins.method ORDER BY bins.method`;
-    const expected = (await reference(sql)).map((row) => ({ method: row.method, n: (row.n as unknown[]).map(Number) }));
+    const expected = (await duckdb.rows(sql)).map((row) => ({ method: row.method, n: (row.n as unknown[]).map(Number) }));
     expect(await rows(apl)).toEqual(expected);
   });
 
@@ -105,6 +78,6 @@ describe('against hand-written DuckDB SQL', () => {
     const apl = 'logs | mv-expand tags | summarize n = count() by tag = tostring(tags) | order by tag asc';
     // An empty array gives no row; every event here has the field.
     const sql = 'SELECT tag, count(*) AS n FROM (SELECT unnest(tags) AS tag FROM logs) GROUP BY tag ORDER BY tag';
-    expect(await rows(apl)).toEqual(await reference(sql));
+    expect(await rows(apl)).toEqual(await duckdb.rows(sql));
   });
 });

@@ -7,6 +7,7 @@
  * arrival order exactly as one transaction per delivery would fold them.
  */
 import { mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
+import { parameterList, rowPlaceholders } from './placeholders.js';
 import type { Query, Row } from './sql-store.js';
 import type { IngestResult, PreparedEvent } from './types.js';
 
@@ -114,7 +115,7 @@ const EPISODE_COLUMNS = 9;
 export async function recordGroup(query: Query, group: readonly Delivery[], writableCte: boolean): Promise<IngestResult[]> {
   const events = group.flatMap((delivery) => delivery.events.map((item) => ({ ...item, receivedAt: delivery.receivedAt })));
   const insert = `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
-     VALUES ${placeholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`;
+     VALUES ${rowPlaceholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`;
   const insertParams = events.flatMap(({ event, receivedAt }) => [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt]);
   const groupKeys = [...new Set(events.map(({ event }) => event.correlationKey))];
   let inserted: Row[];
@@ -181,7 +182,7 @@ export async function recordGroup(query: Query, group: readonly Delivery[], writ
     await query(
       `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
          attempts, next_attempt_at, changed_at, created_at)
-       VALUES ${placeholders(touched.length, EPISODE_COLUMNS, (row) => `${row.slice(0, 6).join(', ')}, 0, 'pending', 0, ${row.slice(6).join(', ')}`)}
+       VALUES ${rowPlaceholders(touched.length, EPISODE_COLUMNS, { shape: (row) => `${row.slice(0, 6).join(', ')}, 0, 'pending', 0, ${row.slice(6).join(', ')}` })}
        ON CONFLICT (correlation_key, seq) DO UPDATE SET
          state = excluded.state, open_since = excluded.open_since, version = bridge_episodes.version + excluded.version,
          changed_at = excluded.changed_at,
@@ -216,7 +217,7 @@ export async function recordGroup(query: Query, group: readonly Delivery[], writ
  * an event looks at. The window is parameter `$first`, the keys the ones after it.
  */
 function recentEpisodesSql(first: number, keyCount: number): string {
-  const keys = Array.from({ length: keyCount }, (_, index) => `$${first + 1 + index}`).join(', ');
+  const keys = parameterList(keyCount, first + 1);
   return `SELECT correlation_key, seq, source, state FROM (
        SELECT correlation_key, seq, source, state, ROW_NUMBER() OVER (PARTITION BY correlation_key ORDER BY seq DESC) AS recency
        FROM bridge_episodes WHERE correlation_key IN (${keys})
@@ -244,9 +245,4 @@ function toWorking(row: Row): Working {
     firstAt: 0,
     lastAt: 0,
   };
-}
-
-/** `($1, $2), ($3, $4)…` for `rows` rows of `columns` parameters; `shape` lays out one row's placeholders. */
-function placeholders(rows: number, columns: number, shape: (row: string[]) => string = (row) => row.join(', ')): string {
-  return Array.from({ length: rows }, (_, row) => `(${shape(Array.from({ length: columns }, (_, column) => `$${row * columns + column + 1}`))})`).join(', ');
 }

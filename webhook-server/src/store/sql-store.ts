@@ -4,6 +4,7 @@
  */
 import { autoClose, type EpisodeState } from '../correlation/episode.js';
 import { createIngestQueue, lockKeys as groupLockKeys, recordGroup } from './ingest-group.js';
+import { parameterList, rowPlaceholders } from './placeholders.js';
 import type { SourceName } from '../sources/types.js';
 import {
   StoreUnavailableError,
@@ -145,7 +146,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
         // Read again under the claim: an episode may have been applied since it was listed.
         // The owner is recorded so that a holder that lost its claim cannot complete over the next one.
         claimed = await run(
-          `UPDATE bridge_episodes SET lease_owner = $1 WHERE id IN (${list(wanted.length, 3)}) AND status = 'pending' AND next_attempt_at <= $2
+          `UPDATE bridge_episodes SET lease_owner = $1 WHERE id IN (${parameterList(wanted.length, 3)}) AND status = 'pending' AND next_attempt_at <= $2
            RETURNING ${EPISODE_COLUMNS}`,
           [owner, now, ...wanted],
           false,
@@ -163,7 +164,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     async noteCreateAttempts(attempts) {
       if (attempts.length === 0) return;
       await run(
-        `WITH attempt (id, attempt_time) AS (VALUES ${rows(attempts.length, ['BIGINT', 'BIGINT'])})
+        `WITH attempt (id, attempt_time) AS (VALUES ${typedRows(attempts.length, ['BIGINT', 'BIGINT'])})
          UPDATE bridge_episodes SET
            probe_from = CASE WHEN probe_from IS NULL OR probe_from > attempt.attempt_time THEN attempt.attempt_time ELSE probe_from END,
            probe_to = CASE WHEN probe_to IS NULL OR probe_to < attempt.attempt_time THEN attempt.attempt_time ELSE probe_to END
@@ -179,7 +180,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       const ids = applied.map((item) => item.id);
       try {
         await run(
-          `WITH applied (id, annotation_id, applied_version) AS (VALUES ${rows(applied.length, ['BIGINT', 'TEXT', 'BIGINT'], 3)})
+          `WITH applied (id, annotation_id, applied_version) AS (VALUES ${typedRows(applied.length, ['BIGINT', 'TEXT', 'BIGINT'], 3)})
            UPDATE bridge_episodes SET annotation_id = applied.annotation_id, synced_version = applied.applied_version,
              status = CASE WHEN bridge_episodes.version = applied.applied_version THEN 'synced' ELSE 'pending' END,
              attempts = 0, last_error = NULL, next_attempt_at = $1, probe_from = NULL, probe_to = NULL, lease_owner = NULL
@@ -275,20 +276,12 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
   };
 }
 
-/** `$first, …` for `count` parameters numbered from `first`. */
-function list(count: number, first: number): string {
-  return Array.from({ length: count }, (_, index) => `$${first + index}`).join(', ');
-}
-
 /**
  * `(CAST($first AS T1), …), …`: rows of a VALUES list. The casts give each column its type, which
  * PostgreSQL cannot infer for a parameter inside VALUES.
  */
-function rows(count: number, types: readonly string[], first = 1): string {
-  return Array.from(
-    { length: count },
-    (_, row) => `(${types.map((type, column) => `CAST($${first + row * types.length + column} AS ${type})`).join(', ')})`,
-  ).join(', ');
+function typedRows(count: number, types: readonly string[], first = 1): string {
+  return rowPlaceholders(count, types.length, { first, shape: (row) => row.map((placeholder, column) => `CAST(${placeholder} AS ${types[column] as string})`).join(', ') });
 }
 
 function toEpisode(row: Row): EpisodeRow {

@@ -40,6 +40,8 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
     closeSync(dirFd);
   }
 
+  /** Whether the transaction being built wrote anything: only then must its commit be flushed. */
+  let wrote = false;
   const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
   const query: Query = (sql, params = []) => {
     let prepared = statements.get(sql);
@@ -58,7 +60,6 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
     const rows = prepared.statement.reader ? (prepared.statement.all(...values) as Row[]) : (prepared.statement.run(...values), []);
     return Promise.resolve(rows);
   };
-  let wrote = false;
 
   // The flush: a commit that wrote takes the next generation; what it did is settled once a flush
   // that began after it has finished. A read-only transaction may have seen any commit before it,
