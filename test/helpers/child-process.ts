@@ -60,6 +60,11 @@ export function run(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A child may exit before it reads its input (a usage error, say): the write then fails with
+    // EPIPE, which says nothing the exit code and stderr do not, so only other errors count.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }

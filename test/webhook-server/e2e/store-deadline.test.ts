@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { FOLD_LOCK } from '../../../webhook-server/src/store/sql-store.js';
 import { startLocalService } from '../../helpers/local-service.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { githubDelivery, withDeploymentId } from '../helpers/github.js';
@@ -9,14 +10,14 @@ import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from '../helpers/postgres
  * A PostgreSQL bridge (its own schema, a local service to apply to) and `blocker`, another
  * session on the same database that can hold the bridge's locks as a stuck replica would.
  */
-async function withBlockedBridge(test: (bridge: TestBridge, blocker: pg.Client) => Promise<void>): Promise<void> {
+async function withBlockedBridge(test: (bridge: TestBridge, blocker: pg.Client, schema: string) => Promise<void>): Promise<void> {
   const service = await startLocalService();
   const schema = uniqueSchema();
   const bridge = await startTestBridge({ serviceUrl: service.url, token: service.token, schema });
   const blocker = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await blocker.connect();
   try {
-    await test(bridge, blocker);
+    await test(bridge, blocker, schema);
   } finally {
     await blocker.end();
     await bridge.close();
@@ -27,33 +28,44 @@ async function withBlockedBridge(test: (bridge: TestBridge, blocker: pg.Client) 
 
 describe('a store that does not answer in time', () => {
   it('gets a 503 well inside the senders’ deadlines, and the retry after it is a harmless duplicate', async () => {
-    await withBlockedBridge(async (bridge, blocker) => {
+    await withBlockedBridge(async (bridge, blocker, schema) => {
       const deployment = 880_000 + Math.floor(Math.random() * 1000);
-      // Hold the episode's lock from outside, as a stuck replica or a slow disk would.
-      await blocker.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`github:acme/shop:deployment:${deployment}`]);
+      // Hold the events table from outside, as a stuck replica or a slow disk would: inserts wait.
+      await blocker.query('BEGIN');
+      await blocker.query(`LOCK TABLE "${schema}".bridge_events IN SHARE MODE`);
       const { body, headers } = githubDelivery('deployment.created', { change: withDeploymentId(deployment), delivery: `deadline-${deployment}` });
       const started = Date.now();
       const first = await bridge.post('github', body, headers);
       expect(first.status).toBe(503);
       expect(Date.now() - started).toBeLessThan(5_000);
-      await blocker.query('SELECT pg_advisory_unlock_all()');
+      await blocker.query('COMMIT');
       const retry = await bridge.post('github', body, headers);
       expect(retry.status === 200 || retry.status === 202).toBe(true);
       expect(await bridge.store.episodes(`github:acme/shop:deployment:${deployment}`)).toHaveLength(1);
     });
   });
 
-  it('records other rollouts while one waits on a lock another replica holds', async () => {
+  it('acknowledges deliveries while another replica holds the fold, and folds them once it lets go', async () => {
     await withBlockedBridge(async (bridge, blocker) => {
-      const held = 890_000 + Math.floor(Math.random() * 1000);
-      await blocker.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`github:acme/shop:deployment:${held}`]);
-      const waiting = githubDelivery('deployment.created', { change: withDeploymentId(held), delivery: `held-${held}` });
-      const stuck = bridge.post('github', waiting.body, waiting.headers);
-      const other = githubDelivery('deployment.created', { change: withDeploymentId(held + 1), delivery: `free-${held}` });
+      const deployment = 890_000 + Math.floor(Math.random() * 1000);
+      await blocker.query('SELECT pg_advisory_lock($1)', [FOLD_LOCK]);
       const started = Date.now();
-      expect((await bridge.post('github', other.body, other.headers)).status).toBe(202);
+      for (const [name, delivery] of [
+        ['deployment.created', `fold-a-${deployment}`],
+        ['deployment_status.success', `fold-b-${deployment}`],
+      ] as const) {
+        const { body, headers } = githubDelivery(name, { change: withDeploymentId(deployment), delivery });
+        expect((await bridge.post('github', body, headers)).status).toBe(202);
+      }
       expect(Date.now() - started).toBeLessThan(2_000);
-      expect((await stuck).status).toBe(503);
+      // A read folds first, so it waits for the fold lock rather than answer without the events.
+      const read = bridge.store.episodes(`github:acme/shop:deployment:${deployment}`);
+      const early = await Promise.race([read.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+      expect(early).toBe('waiting');
+      await blocker.query('SELECT pg_advisory_unlock_all()');
+      const episodes = await read;
+      expect(episodes).toHaveLength(1);
+      expect(episodes[0]?.state).toMatchObject({ startedAt: expect.any(Number), endedAt: expect.any(Number), outcome: 'success' });
     });
   });
 });

@@ -53,12 +53,17 @@ describe('the SQLite store flushes before it tells', () => {
     const store = open(flush.sync);
     const ingest = store.ingest([start('flush:a')], NOW);
     expect(await settledYet(ingest)).toBe(false);
-    // A read after the commit could see the delivery's episode: it waits for the same flush.
+    // A read after the commit folds the delivery's event into its episode first, and the fold
+    // that read an event still on its way to the disk is told nothing before it gets there.
     const read = store.episodes('flush:a');
     expect(await settledYet(read)).toBe(false);
     expect(flush.pending).toHaveLength(1);
     flush.release();
     expect(await ingest).toEqual({ accepted: 1, duplicates: 0 });
+    // The fold's own commit is flushed before the read answers, too.
+    expect(await settledYet(read)).toBe(false);
+    expect(flush.pending).toHaveLength(1);
+    flush.release();
     expect(await read).toHaveLength(1);
   });
 

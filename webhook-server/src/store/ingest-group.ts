@@ -1,14 +1,21 @@
 /**
- * Recording deliveries, several at a time. Deliveries that arrive while one group is being
- * committed wait and are then recorded together, in one transaction of four statements whatever
- * their number (group commit): the dedupe rows in one insert, the recent episodes of every
- * correlation key in one select, every episode written in one upsert. Each delivery is still
- * acknowledged only once the transaction holding it has committed, and its events are folded in
- * arrival order exactly as one transaction per delivery would fold them.
+ * Recording deliveries, and folding their events into episodes. The two are separate steps:
+ *
+ * - A delivery is acknowledged once its events are rows of bridge_events, committed. Deliveries
+ *   that arrive while one group is being written wait and are then written together, in one
+ *   insert whatever their number (group commit); the rows' unique key is the dedupe.
+ * - The fold reads the rows not yet folded, oldest first, places each event in an episode of its
+ *   correlation key, writes the episodes and marks the rows folded, in one transaction. Whoever
+ *   reads episodes folds first (sql-store.ts), so no reader sees an acknowledged event missing.
+ *
+ * Splitting them keeps the fold out of the sender's wait: in a burst the acknowledgement costs one
+ * statement per group, and the fold runs in batches as large as the backlog when the outbox asks.
  */
 import { mergeEvent, newEpisode, openSince, placeEvent, PLACEMENT_WINDOW, type EpisodeState } from '../correlation/episode.js';
 import { parameterList, rowPlaceholders } from './placeholders.js';
 import type { Query, Row } from './sql-store.js';
+import type { MappedTarget } from '../mapping/mapping.js';
+import type { BridgeEvent } from '../sources/types.js';
 import type { IngestResult, PreparedEvent } from './types.js';
 
 /**
@@ -86,68 +93,82 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
   };
 }
 
-/** The correlation keys a group must lock, in the one order every transaction takes them in. */
-export function lockKeys(group: readonly Delivery[]): string[] {
-  return [...new Set(group.flatMap((delivery) => delivery.events.map((item) => item.event.correlationKey)))].sort();
+/** An event waiting in bridge_events to be folded into its episode. */
+interface Unfolded extends PreparedEvent {
+  id: number;
+  receivedAt: number;
 }
 
-/** An episode as the group leaves it: one read from the store, or one the group began. */
+/** An episode as the fold leaves it: one read from the store, or one the fold began. */
 interface Working {
   correlationKey: string;
   seq: number;
   source: string;
   state: EpisodeState;
-  /** Events folded in by this group: a new episode's version, or what a stored one's grows by. */
+  /** Events folded in by this fold: a new episode's version, or what a stored one's grows by. */
   folded: number;
   firstAt: number;
   lastAt: number;
 }
 
-const EVENT_COLUMNS = 5;
+const EVENT_COLUMNS = 6;
 const EPISODE_COLUMNS = 9;
 
+/** Events folded per transaction: bounds its parameters well inside both databases' limits, and how long SQLite's one connection is held. */
+export const FOLD_BATCH = 256;
+
 /**
- * Records a group of deliveries with the transaction's `query` (the caller holds the group's
- * correlation-key locks) and returns each delivery's result. With `writableCte` (PostgreSQL) the
- * insert and the read of the episodes are one statement, a round trip fewer; SQLite has no
- * insert inside WITH, and its statements cost no round trip anyway.
+ * Records a group of deliveries in one statement and returns each delivery's result. This is all
+ * an acknowledgement waits for: the event rows, durable, deduplicated by their unique key. Folding
+ * them into episodes is `foldBatch`'s, afterwards; the row says what to fold (event, target, time)
+ * and `folded = 0` that it is still to be done, so a crash between the two loses nothing.
  */
-export async function recordGroup(query: Query, group: readonly Delivery[], writableCte: boolean): Promise<IngestResult[]> {
+export async function recordGroup(query: Query, group: readonly Delivery[]): Promise<IngestResult[]> {
   const events = group.flatMap((delivery) => delivery.events.map((item) => ({ ...item, receivedAt: delivery.receivedAt })));
-  const insert = `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, received_at)
-     VALUES ${rowPlaceholders(events.length, EVENT_COLUMNS)} ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`;
-  const insertParams = events.flatMap(({ event, receivedAt }) => [event.source, event.dedupeKey, event.correlationKey, JSON.stringify(event), receivedAt]);
-  const groupKeys = [...new Set(events.map(({ event }) => event.correlationKey))];
-  let inserted: Row[];
-  let episodes: Map<string, Working[]> | undefined;
-  if (writableCte) {
-    // One round trip: the insert, and the episodes of every key of the group (those of keys whose
-    // events all turn out to be duplicates are read for nothing, and left alone). The read sees
-    // the state before the insert, which never touches episodes.
-    const recent = recentEpisodesSql(insertParams.length + 1, groupKeys.length);
-    const rows = await query(
-      `WITH inserted AS (${insert})
-       SELECT 'event' AS row_kind, source, dedupe_key, NULL AS correlation_key, NULL AS seq, NULL AS state FROM inserted
-       UNION ALL
-       SELECT 'episode' AS row_kind, source, NULL AS dedupe_key, correlation_key, seq, state FROM (${recent}) AS episodes`,
-      [...insertParams, PLACEMENT_WINDOW, ...groupKeys],
-    );
-    inserted = rows.filter((row) => row.row_kind === 'event');
-    episodes = toEpisodes(rows.filter((row) => row.row_kind === 'episode'));
-  } else {
-    inserted = await query(insert, insertParams);
-  }
+  const inserted = await query(
+    `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, target, received_at, folded)
+     VALUES ${rowPlaceholders(events.length, EVENT_COLUMNS, { shape: (row) => `${row.join(', ')}, 0` })}
+     ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`,
+    events.flatMap(({ event, target, receivedAt }) => [
+      event.source,
+      event.dedupeKey,
+      event.correlationKey,
+      JSON.stringify(event),
+      JSON.stringify(target),
+      receivedAt,
+    ]),
+  );
   // A key repeated within the group is inserted once, for its first occurrence: the later ones are duplicates.
   const fresh = new Set(inserted.map((row) => `${String(row.source)}\n${String(row.dedupe_key)}`));
   const accepted = events.map(({ event }) => fresh.delete(`${event.source}\n${event.dedupeKey}`));
+  let position = 0;
+  return group.map((delivery) => {
+    const mine = accepted.slice(position, position + delivery.events.length);
+    position += delivery.events.length;
+    const count = mine.filter(Boolean).length;
+    return { accepted: count, duplicates: mine.length - count };
+  });
+}
 
-  if (episodes === undefined) {
-    const keys = [...new Set(events.filter((_, index) => accepted[index]).map(({ event }) => event.correlationKey))];
-    episodes = keys.length === 0 ? new Map<string, Working[]>() : toEpisodes(await query(recentEpisodesSql(1, keys.length), [PLACEMENT_WINDOW, ...keys]));
-  }
+/**
+ * Folds the oldest FOLD_BATCH unfolded events into their episodes, in the order they were
+ * recorded, and marks them folded, with the transaction's `query`; returns how many it took. The
+ * caller makes it the only fold running (one process, or PostgreSQL's fold lock across replicas),
+ * so every episode sees its events one at a time. Four statements whatever the batch's size.
+ */
+export async function foldBatch(query: Query): Promise<number> {
+  const rows = await query(`SELECT id, event, target, received_at FROM bridge_events WHERE folded = 0 ORDER BY id LIMIT $1`, [FOLD_BATCH]);
+  if (rows.length === 0) return 0;
+  const events: Unfolded[] = rows.map((row) => ({
+    id: Number(row.id),
+    event: JSON.parse(String(row.event)) as BridgeEvent,
+    target: JSON.parse(String(row.target)) as MappedTarget,
+    receivedAt: Number(row.received_at),
+  }));
+  const keys = [...new Set(events.map(({ event }) => event.correlationKey))];
+  const episodes = toEpisodes(await query(recentEpisodesSql(1, keys.length), [PLACEMENT_WINDOW, ...keys]));
 
-  for (const [index, { event, target, receivedAt }] of events.entries()) {
-    if (!accepted[index]) continue;
+  for (const { event, target, receivedAt } of events) {
     const list = episodes.get(event.correlationKey) ?? [];
     episodes.set(event.correlationKey, list);
     const recent = list.slice(-PLACEMENT_WINDOW);
@@ -175,41 +196,36 @@ export async function recordGroup(query: Query, group: readonly Delivery[], writ
   }
 
   const touched = [...episodes.values()].flat().filter((episode) => episode.folded > 0);
-  if (touched.length > 0) {
-    // For a stored episode the row given is not inserted: its `version` is how many events the
-    // group folded in, its `next_attempt_at` when the first of them came (the moment a synced or
-    // dead episode became due again), and the rest of its values are those of the new state.
-    await query(
-      `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
-         attempts, next_attempt_at, changed_at, created_at)
-       VALUES ${rowPlaceholders(touched.length, EPISODE_COLUMNS, { shape: (row) => `${row.slice(0, 6).join(', ')}, 0, 'pending', 0, ${row.slice(6).join(', ')}` })}
-       ON CONFLICT (correlation_key, seq) DO UPDATE SET
-         state = excluded.state, open_since = excluded.open_since, version = bridge_episodes.version + excluded.version,
-         changed_at = excluded.changed_at,
-         attempts = CASE WHEN bridge_episodes.status = 'dead' THEN 0 ELSE bridge_episodes.attempts END,
-         next_attempt_at = CASE WHEN bridge_episodes.status = 'pending' THEN bridge_episodes.next_attempt_at ELSE excluded.next_attempt_at END,
-         status = 'pending'`,
-      touched.flatMap((episode) => [
-        episode.correlationKey,
-        episode.seq,
-        episode.source,
-        JSON.stringify(episode.state),
-        openSince(episode.state),
-        episode.folded,
-        episode.firstAt,
-        episode.lastAt,
-        episode.firstAt,
-      ]),
-    );
-  }
-
-  let position = 0;
-  return group.map((delivery) => {
-    const mine = accepted.slice(position, position + delivery.events.length);
-    position += delivery.events.length;
-    const count = mine.filter(Boolean).length;
-    return { accepted: count, duplicates: mine.length - count };
-  });
+  // For a stored episode the row given is not inserted: its `version` is how many events the
+  // fold added, its `next_attempt_at` when the first of them came (the moment a synced or dead
+  // episode became due again), and the rest of its values are those of the new state.
+  await query(
+    `INSERT INTO bridge_episodes (correlation_key, seq, source, state, open_since, version, synced_version, status,
+       attempts, next_attempt_at, changed_at, created_at)
+     VALUES ${rowPlaceholders(touched.length, EPISODE_COLUMNS, { shape: (row) => `${row.slice(0, 6).join(', ')}, 0, 'pending', 0, ${row.slice(6).join(', ')}` })}
+     ON CONFLICT (correlation_key, seq) DO UPDATE SET
+       state = excluded.state, open_since = excluded.open_since, version = bridge_episodes.version + excluded.version,
+       changed_at = excluded.changed_at,
+       attempts = CASE WHEN bridge_episodes.status = 'dead' THEN 0 ELSE bridge_episodes.attempts END,
+       next_attempt_at = CASE WHEN bridge_episodes.status = 'pending' THEN bridge_episodes.next_attempt_at ELSE excluded.next_attempt_at END,
+       status = 'pending'`,
+    touched.flatMap((episode) => [
+      episode.correlationKey,
+      episode.seq,
+      episode.source,
+      JSON.stringify(episode.state),
+      openSince(episode.state),
+      episode.folded,
+      episode.firstAt,
+      episode.lastAt,
+      episode.firstAt,
+    ]),
+  );
+  await query(
+    `UPDATE bridge_events SET folded = 1 WHERE id IN (${parameterList(events.length)})`,
+    events.map((item) => item.id),
+  );
+  return events.length;
 }
 
 /**

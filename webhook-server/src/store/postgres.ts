@@ -2,7 +2,7 @@ import pg from 'pg';
 import { createSessionClaims } from './postgres-claims.js';
 import { ConfigError } from '../../../src/common/errors.js';
 import { redactUrl } from '../../../src/common/redact-url.js';
-import { createSqlStore, schemaStatements, type Query, type Row, type SqlDriver, type TransactionOptions } from './sql-store.js';
+import { createSqlStore, schemaStatements, upgradeStatements, type Query, type Row, type SqlDriver, type TransactionOptions } from './sql-store.js';
 import { StoreUnavailableError, type BridgeStore } from './types.js';
 
 export interface PostgresOptions {
@@ -45,8 +45,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
 
   const driver: SqlDriver = {
     kind: 'postgres',
-    // Each group costs four round trips and one flush, whatever its size. Two in flight: one can
-    // wait on a key another replica is folding into without holding up this replica's other deliveries.
+    // Each group costs one round trip and one flush, whatever its size; two in flight keep the
+    // connection to the database busy while the other's answer travels.
     ingestGroups: 2,
     skipLocked: ' FOR UPDATE SKIP LOCKED',
     claims: createSessionClaims(connection),
@@ -74,10 +74,11 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     const client = await pool.connect();
     const query: Query = async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[];
     try {
-      // One round trip opens the transaction, sets its durability and takes its key locks.
+      // One round trip opens the transaction, sets its durability and takes its lock: all of it
+      // the store's own constants (a lock is one of sql-store.ts's numbers), nothing a sender wrote.
       const opening = ['BEGIN'];
       if (!options.durable) opening.push('SET LOCAL synchronous_commit TO OFF');
-      for (const key of options.lockKeys ?? []) opening.push(`SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(key)}, 0))`);
+      if (options.exclusive !== undefined) opening.push(`SELECT pg_advisory_xact_lock(${BigInt(options.exclusive)})`);
       await client.query(opening.join('; '));
       const result = await work(query);
       await client.query('COMMIT');
@@ -94,7 +95,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
     await driver.transaction(async (query) => {
       await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       if (schema !== undefined) await query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      for (const statement of schemaStatements('BIGSERIAL PRIMARY KEY')) await query(statement);
+      const upgrades = upgradeStatements((table, column, definition) => [`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${definition}`]);
+      for (const statement of [...schemaStatements('BIGSERIAL PRIMARY KEY'), ...upgrades]) await query(statement);
     });
   } catch (error) {
     await driver.close().catch(() => undefined);

@@ -3,7 +3,7 @@
  * in the driver (placeholders, locking clauses, types), not in what a call does.
  */
 import { autoClose, type EpisodeState } from '../correlation/episode.js';
-import { createIngestQueue, lockKeys as groupLockKeys, recordGroup } from './ingest-group.js';
+import { createIngestQueue, FOLD_BATCH, foldBatch, recordGroup } from './ingest-group.js';
 import { parameterList, rowPlaceholders } from './placeholders.js';
 import type { SourceName } from '../sources/types.js';
 import {
@@ -22,10 +22,10 @@ export type Query = (sql: string, params?: readonly unknown[]) => Promise<Row[]>
 export interface TransactionOptions {
   durable: boolean;
   /**
-   * Correlation keys to serialise on, across connections and replicas, taken at the start of
-   * the transaction in this order (a no-op where there is one writer).
+   * Runs the transaction as the only one, across connections and replicas, holding this lock (one
+   * of the constants below) from its start: a no-op where there is one writer.
    */
-  lockKeys?: readonly string[];
+  exclusive?: number;
 }
 
 /**
@@ -94,6 +94,9 @@ export interface SqlDriver {
   close(): Promise<void>;
 }
 
+/** The lock that makes one fold at a time run, in all replicas (PostgreSQL's advisory lock space; arbitrary). */
+export const FOLD_LOCK = 7_305_118_002;
+
 /** Due episodes listed per claim beyond those this process holds, in case others hold the first ones. */
 const CLAIM_CANDIDATES = 8;
 
@@ -102,9 +105,9 @@ const EPISODE_COLUMNS =
 
 export function createSqlStore(driver: SqlDriver): BridgeStore {
   let closing: Promise<void> | undefined;
-  async function tx<T>(work: (query: Query) => Promise<T>, durable = true, lockKeys?: readonly string[]): Promise<T> {
+  async function tx<T>(work: (query: Query) => Promise<T>, durable = true, exclusive?: number): Promise<T> {
     try {
-      return await driver.transaction(work, { durable, ...(lockKeys ? { lockKeys } : {}) });
+      return await driver.transaction(work, { durable, ...(exclusive === undefined ? {} : { exclusive }) });
     } catch (error) {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -116,12 +119,35 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       throw new StoreUnavailableError(`The bridge store failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
-  // Locks taken in one order by every transaction, before any row lock, so replicas never deadlock.
-  // SQLite has one writer: no keys to lock.
-  const ingests = createIngestQueue(
-    (group) => tx((query) => recordGroup(query, group, driver.kind === 'postgres'), true, driver.kind === 'postgres' ? groupLockKeys(group) : undefined),
-    driver.ingestGroups,
-  );
+  // An acknowledgement waits for one statement: the group's event rows (ingest-group.ts).
+  const ingests = createIngestQueue((group) => recordGroup((sql, params = []) => run(sql, params), group), driver.ingestGroups);
+
+  // The fold (ingest-group.ts's foldBatch), run until no event is left. Its commit need not reach
+  // the disk before it returns: a fold lost with a crash of the database leaves its events unfolded,
+  // and they are folded again. (A durable write after it, such as the create trail written before
+  // an annotation is created, flushes it too: both databases write their log in order.)
+  let folding: Promise<void> | undefined;
+  let queuedFold: Promise<void> | undefined;
+  async function foldPass(): Promise<void> {
+    while ((await tx(foldBatch, false, FOLD_LOCK)) === FOLD_BATCH);
+  }
+  /**
+   * Folds every event recorded before the call. A pass that is already running may have begun
+   * before the caller's events were committed, so the caller waits for the pass after it, which
+   * every caller arriving meanwhile shares.
+   */
+  function foldAll(): Promise<void> {
+    if (!folding) {
+      folding = foldPass().finally(() => (folding = undefined));
+      return folding;
+    }
+    const next = () => {
+      queuedFold = undefined;
+      return foldAll();
+    };
+    queuedFold ??= folding.then(next, next);
+    return queuedFold;
+  }
 
   return {
     kind: driver.kind,
@@ -133,6 +159,9 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     },
 
     async claimBatch(owner, now, limit) {
+      // One batch of the fold, not all of it: what is due is what the fold has reached, and in a
+      // burst (one claim per pause) the rest waits while the acknowledgements have the CPU.
+      await tx(foldBatch, false, FOLD_LOCK);
       const due = await run(
         `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
         [now, driver.claims.heldCount + 2 * limit + CLAIM_CANDIDATES],
@@ -207,8 +236,9 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       }
     },
 
-    closeOverdue: (now, maxOpenMs) =>
-      tx(async (query) => {
+    closeOverdue: async (now, maxOpenMs) => {
+      await foldAll();
+      return tx(async (query) => {
         const rows = await query(
           `SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE open_since IS NOT NULL AND open_since < $1
            ORDER BY open_since LIMIT 100${driver.skipLocked}`,
@@ -225,15 +255,18 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
           );
         }
         return rows.length;
-      }),
+      });
+    },
 
     releaseLeases: async (owner) => {
       if (owner === undefined) await run('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner IS NOT NULL');
       else await run('UPDATE bridge_episodes SET lease_owner = NULL WHERE lease_owner = $1', [owner]);
     },
 
-    deadLetters: async (limit) =>
-      (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE status = 'dead' ORDER BY changed_at DESC, id DESC LIMIT $1`, [limit], false)).map(toEpisode),
+    deadLetters: async (limit) => {
+      await foldAll();
+      return (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE status = 'dead' ORDER BY changed_at DESC, id DESC LIMIT $1`, [limit], false)).map(toEpisode);
+    },
 
     retryDeadLetter: async (id, now) => {
       const rows = await run(
@@ -243,10 +276,15 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       return rows.length > 0;
     },
 
-    episodes: async (correlationKey) =>
-      (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq`, [correlationKey], false)).map(toEpisode),
+    episodes: async (correlationKey) => {
+      await foldAll();
+      return (await run(`SELECT ${EPISODE_COLUMNS} FROM bridge_episodes WHERE correlation_key = $1 ORDER BY seq`, [correlationKey], false)).map(toEpisode);
+    },
+
+    fold: foldAll,
 
     counts: async (): Promise<OutboxCounts> => {
+      await foldAll();
       const counts: OutboxCounts = { pending: 0, synced: 0, dead: 0 };
       for (const row of await run('SELECT status, COUNT(*) AS n FROM bridge_episodes GROUP BY status', [], false)) {
         const status = String(row.status) as EpisodeStatus;
@@ -255,13 +293,16 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       return counts;
     },
 
-    purge: (before) =>
-      tx(async (query) => {
-        const events = await query('DELETE FROM bridge_events WHERE received_at < $1 RETURNING id', [before]);
+    purge: async (before) => {
+      await foldAll();
+      return tx(async (query) => {
+        // An event not folded yet is kept whatever its age (one recorded since the fold above).
+        const events = await query('DELETE FROM bridge_events WHERE received_at < $1 AND folded = 1 RETURNING id', [before]);
         // Synced episodes untouched for as long as dedupe keys are kept; pending and dead ones stay.
         const episodes = await query(`DELETE FROM bridge_episodes WHERE status = 'synced' AND changed_at < $1 RETURNING id`, [before]);
         return { events: events.length, episodes: episodes.length };
-      }),
+      });
+    },
 
     ping: async () => {
       await run('SELECT 1 AS ok', [], false);
@@ -270,6 +311,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     close: () =>
       (closing ??= (async () => {
         await ingests.idle();
+        await (queuedFold ?? folding)?.catch(() => undefined);
         await driver.claims.close();
         await driver.close();
       })()),
@@ -305,7 +347,17 @@ function toEpisode(row: Row): EpisodeRow {
   };
 }
 
-/** The schema, with the one type that differs between the two databases filled in. */
+/**
+ * Columns added since the tables were first created, for a store made by an earlier version:
+ * `addColumn` writes the driver's statement that adds one where it is missing (none if present).
+ * Rows recorded before the fold was a step of its own were folded when recorded: hence the default.
+ */
+const ADDED_COLUMNS: ReadonlyArray<{ table: string; column: string; definition: string }> = [
+  { table: 'bridge_events', column: 'target', definition: 'TEXT' },
+  { table: 'bridge_events', column: 'folded', definition: 'INTEGER NOT NULL DEFAULT 1' },
+];
+
+/** The schema as first created, with the one type that differs between the two databases filled in. */
 export function schemaStatements(idType: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS bridge_events (
@@ -341,5 +393,17 @@ export function schemaStatements(idType: string): string[] {
      )`,
     'CREATE INDEX IF NOT EXISTS bridge_episodes_due ON bridge_episodes (status, next_attempt_at)',
     'CREATE INDEX IF NOT EXISTS bridge_episodes_open ON bridge_episodes (open_since)',
+  ];
+}
+
+/**
+ * What brings tables made by schemaStatements, now or by an earlier version, to the current
+ * schema: run after them. `addColumn` is the driver's statement adding a column where it is missing.
+ */
+export function upgradeStatements(addColumn: (table: string, column: string, definition: string) => string[]): string[] {
+  return [
+    ...ADDED_COLUMNS.flatMap(({ table, column, definition }) => addColumn(table, column, definition)),
+    // The fold's queue: small, whatever the number of events kept for dedupe.
+    'CREATE INDEX IF NOT EXISTS bridge_events_unfolded ON bridge_events (id) WHERE folded = 0',
   ];
 }

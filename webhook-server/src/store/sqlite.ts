@@ -2,7 +2,7 @@ import { closeSync, fsync, fsyncSync, openSync, readFileSync, rmSync, writeFileS
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirError } from '../../../src/common/errors.js';
-import { createProcessClaims, createSqlStore, schemaStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
+import { createProcessClaims, createSqlStore, schemaStatements, upgradeStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
 import type { BridgeStore } from './types.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
@@ -31,6 +31,11 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   for (const statement of schemaStatements('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
+  const hasColumn = (table: string, column: string): boolean =>
+    (db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?').all(table, column) as unknown[]).length > 0;
+  // SQLite has no ADD COLUMN IF NOT EXISTS.
+  const upgrades = upgradeStatements((table, column, definition) => (hasColumn(table, column) ? [] : [`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`]));
+  for (const statement of upgrades) db.exec(statement);
   const walFd = openSync(`${file}-wal`, 'r');
   // The WAL file's own name must outlive a power cut too.
   const dirFd = openSync(dataDir, 'r');

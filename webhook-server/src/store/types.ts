@@ -67,7 +67,10 @@ export interface FailureUpdate {
  */
 export interface BridgeStore {
   readonly kind: 'sqlite' | 'postgres';
-  /** Records the events and folds them into their episodes in one transaction; duplicates change nothing. */
+  /**
+   * Records the events, durably; duplicates change nothing. Their episodes are folded afterwards
+   * (`fold`), and before any read of episodes: a reader never misses an event recorded before it.
+   */
   ingest(events: readonly PreparedEvent[], receivedAt: number): Promise<IngestResult>;
   /** Deliveries this process is recording or has queued to record: senders waiting for an answer. */
   readonly recording: number;
@@ -93,6 +96,8 @@ export interface BridgeStore {
   deadLetters(limit: number): Promise<EpisodeRow[]>;
   retryDeadLetter(id: number, now: number): Promise<boolean>;
   episodes(correlationKey: string): Promise<EpisodeRow[]>;
+  /** Folds every event recorded before the call into its episode. */
+  fold(): Promise<void>;
   counts(): Promise<OutboxCounts>;
   /** Forgets dedupe keys received before `before`, and synced episodes last changed before it. */
   purge(before: number): Promise<{ events: number; episodes: number }>;
