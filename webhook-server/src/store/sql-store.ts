@@ -159,14 +159,16 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
     },
 
     async claimBatch(owner, now, limit) {
-      // One batch of the fold, not all of it: what is due is what the fold has reached, and in a
-      // burst (one claim per pause) the rest waits while the acknowledgements have the CPU.
-      await tx(foldBatch, false, FOLD_LOCK);
-      const due = await run(
-        `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
-        [now, driver.claims.heldCount + 2 * limit + CLAIM_CANDIDATES],
-        false,
-      );
+      const listDue = () =>
+        run(
+          `SELECT id FROM bridge_episodes WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
+          [now, driver.claims.heldCount + 2 * limit + CLAIM_CANDIDATES],
+          false,
+        );
+      // The fold on demand: one batch of it when too few episodes are due to fill this claim. In a
+      // burst (one claim per pause) the rest waits, while the acknowledgements have the CPU.
+      let due = await listDue();
+      if (due.length < driver.claims.heldCount + limit && (await tx(foldBatch, false, FOLD_LOCK)) > 0) due = await listDue();
       // Those held here are skipped without asking; those other replicas hold are refused.
       const wanted = await driver.claims.acquire(due.map((row) => Number(row.id)), limit);
       if (wanted.length === 0) return [];

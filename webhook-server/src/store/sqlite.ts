@@ -108,6 +108,11 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
   // rolls back alone.
   interface Unit {
     work: (q: Query) => Promise<unknown>;
+    /**
+     * One statement: SQLite undoes a statement that fails by itself, leaving the transaction as it
+     * was, so it needs no savepoint of its own (an acknowledgement is one).
+     */
+    single: boolean;
     resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
   }
@@ -120,6 +125,13 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
     commit: db.prepare('COMMIT'),
   };
   let queued: Unit[] = [];
+  const settleWith = (unit: Unit, value: unknown) => () => unit.resolve(value);
+  function enqueue<T>(work: (q: Query) => Promise<T>, single: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      queued.push({ work, single, resolve: resolve as (value: unknown) => void, reject });
+      draining ??= Promise.resolve().then(drain);
+    });
+  }
   let draining: Promise<void> | undefined;
 
   async function drain(): Promise<void> {
@@ -132,11 +144,21 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
         control.begin.run();
         wrote = false;
         for (const unit of batch) {
+          if (unit.single) {
+            try {
+              outcomes.push(settleWith(unit, await unit.work(query)));
+            } catch (error) {
+              // An error that ended the whole transaction (a full disk, say) fails the whole batch.
+              if (!db.inTransaction) throw error;
+              outcomes.push(() => unit.reject(error));
+            }
+            continue;
+          }
           control.savepoint.run();
           try {
             const value = await unit.work(query);
             control.release.run();
-            outcomes.push(() => unit.resolve(value));
+            outcomes.push(settleWith(unit, value));
           } catch (error) {
             control.rollbackTo.run();
             control.release.run();
@@ -167,16 +189,9 @@ export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): Bri
     ingestGroups: Number.POSITIVE_INFINITY,
     skipLocked: '',
     claims: createProcessClaims(),
-    transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        draining ??= Promise.resolve().then(drain);
-      });
-    },
+    transaction: (work) => enqueue(work, false),
     // One connection: a lone statement takes its turn like any transaction.
-    statement(sql, params) {
-      return driver.transaction((q) => q(sql, params));
-    },
+    statement: (sql, params) => enqueue((q) => q(sql, params), true),
     close: async () => {
       while (draining ?? flushing) await (draining ?? flushing);
       if (db.open) db.close();
