@@ -18,7 +18,7 @@ import { createOutboxWorker } from './outbox/worker.js';
 import { SOURCES } from './sources/index.js';
 import type { SourceName, WebhookSource } from './sources/types.js';
 import { openPostgresStore } from './store/postgres.js';
-import { openSqliteStore } from './store/sqlite.js';
+import { openSqliteStoreOnThread } from './store/sqlite-thread.js';
 import type { BridgeStore } from './store/types.js';
 
 export interface RunningBridge {
@@ -48,7 +48,7 @@ export async function startBridge(config: BridgeConfig, options: StartOptions = 
 
   const store = config.database
     ? await openPostgresStore({ connectionString: config.database.url, ...(config.database.schema ? { schema: config.database.schema } : {}) })
-    : openSqliteStore(config.dataDir);
+    : await openSqliteStoreOnThread(config.dataDir);
   // The SQLite file belongs to this one process, so leases left by a killed predecessor are void.
   if (store.kind === 'sqlite') await store.releaseLeases();
 
