@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { startLocalService } from '../lib/processes.mjs';
-import { fixed, flags } from '../lib/stats.mjs';
+import { fixed, flags, median } from '../lib/stats.mjs';
 
 const options = flags({ runs: 20 });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
@@ -39,11 +39,6 @@ function measure(nodePath, args, env) {
   });
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 async function series(label, nodePath, argsOf, envOf) {
   const samples = [];

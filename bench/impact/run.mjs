@@ -17,7 +17,7 @@ import { windowQuery } from '../../build/src/impact/queries.js';
 import { defaultSignals } from '../../build/src/impact/signals.js';
 import { HTTP_LOGS_DEFAULTS, httpLogsNdjsonBatches } from '../lib/http-logs.mjs';
 import { startLocalService, stop } from '../lib/processes.mjs';
-import { fixed, flags, percentile, pool } from '../lib/stats.mjs';
+import { fixed, flags, median, percentile, pool } from '../lib/stats.mjs';
 
 const options = flags({ events: 1_000_000, runs: 15, warmup: 5 });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
@@ -26,9 +26,6 @@ const HOUR = 3_600_000;
 const DEPLOY_MS = HTTP_LOGS_DEFAULTS.startMs + 12 * HOUR;
 const WINDOW_MS = 12 * HOUR;
 
-function median(values) {
-  return percentile([...values].sort((a, b) => a - b), 50);
-}
 
 const workDir = mkdtempSync(join(tmpdir(), 'timemark-bench-impact-'));
 const service = await startLocalService(join(workDir, 'service'), TOKEN);

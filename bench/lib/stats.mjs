@@ -6,6 +6,17 @@ export function percentile(sortedValues, p) {
   return sortedValues[Math.max(0, index)];
 }
 
+/**
+ * The median: the middle value, or for an even count the mean of the two middle ones (a
+ * nearest-rank 50th percentile would take the lower one, and flatter a suite of ratios).
+ */
+export function median(values) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 export function summarize(latenciesMs) {
   const sorted = [...latenciesMs].sort((a, b) => a - b);
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) };

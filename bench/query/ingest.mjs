@@ -15,7 +15,7 @@ import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { httpLogsNdjsonBatches } from '../lib/http-logs.mjs';
 import { startLocalService, stop } from '../lib/processes.mjs';
-import { fixed, flags, pool, summarize } from '../lib/stats.mjs';
+import { fixed, flags, median, pool, summarize } from '../lib/stats.mjs';
 
 const options = flags({ events: 1_000_000, batch: 10_000, clients: 4, rounds: 3 });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
@@ -144,7 +144,7 @@ try {
     );
   }
   const ratios = rounds.map((entry) => entry.httpRate / entry.baselineRate).sort((a, b) => a - b);
-  console.log(`\nmedian ratio over ${rounds.length} rounds: ${fixed(ratios[Math.floor(ratios.length / 2)])}`);
+  console.log(`\nmedian ratio over ${rounds.length} rounds: ${fixed(median(ratios))}`);
   console.log('RSS is read 5 s after the last request (after the idle checkpoint, idle decode workers stopped); growth is from just after a warm-up request.');
 } finally {
   rmSync(workDir, { recursive: true, force: true });

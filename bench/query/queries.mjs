@@ -22,7 +22,7 @@ import { HTTP_LOGS_DEFAULTS, httpLogsNdjsonBatches } from '../lib/http-logs.mjs'
 import { startLocalService, stop } from '../lib/processes.mjs';
 import { openEventStore } from '../../build/src/engine/store/event-store.js';
 import { runApl } from '../../build/src/engine/query/run-apl.js';
-import { fixed, flags, percentile, pool } from '../lib/stats.mjs';
+import { fixed, flags, median, pool } from '../lib/stats.mjs';
 
 const options = flags({ suite: 'core', events: 1_000_000, runs: 15, warmup: 10, only: '' });
 const TOKEN = 'xaat-benchmark-token-0123456789abcdef';
@@ -187,9 +187,6 @@ async function baselineDatabase(file) {
   return { instance, connection };
 }
 
-function median(values) {
-  return percentile([...values].sort((a, b) => a - b), 50);
-}
 
 /**
  * Runs the two sides `options.runs` times each, in pairs back to back (alternating which goes
