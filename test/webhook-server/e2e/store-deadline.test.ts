@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { storeLockSql } from '../../../webhook-server/src/store/postgres.js';
 import { FOLD_LOCK } from '../../../webhook-server/src/store/sql-store.js';
 import { startLocalService } from '../../helpers/local-service.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
@@ -45,10 +46,19 @@ describe('a store that does not answer in time', () => {
     });
   });
 
-  it('acknowledges deliveries while another replica holds the fold, and folds them once it lets go', async () => {
-    await withBlockedBridge(async (bridge, blocker) => {
+  it('acknowledges deliveries while another replica holds the fold, and folds them once it lets go; another schema\'s fold never holds it up', async () => {
+    await withBlockedBridge(async (bridge, blocker, schema) => {
       const deployment = 890_000 + Math.floor(Math.random() * 1000);
-      await blocker.query('SELECT pg_advisory_lock($1)', [FOLD_LOCK]);
+      // The fold's lock of a bridge kept in another schema is not this bridge's: it folds on.
+      await blocker.query('SET search_path TO public');
+      await blocker.query(`SELECT pg_advisory_lock(${storeLockSql(BigInt(FOLD_LOCK))})`);
+      const other = githubDelivery('deployment.created', { change: withDeploymentId(deployment + 1), delivery: `fold-other-${deployment}` });
+      expect((await bridge.post('github', other.body, other.headers)).status).toBe(202);
+      expect(await bridge.store.episodes(`github:acme/shop:deployment:${deployment + 1}`)).toHaveLength(1);
+      await blocker.query('SELECT pg_advisory_unlock_all()');
+      // The fold's lock as the bridge keys it: in its schema.
+      await blocker.query(`SET search_path TO "${schema}"`);
+      await blocker.query(`SELECT pg_advisory_lock(${storeLockSql(BigInt(FOLD_LOCK))})`);
       const started = Date.now();
       for (const [name, delivery] of [
         ['deployment.created', `fold-a-${deployment}`],

@@ -12,6 +12,14 @@ export interface PostgresOptions {
   maxConnections?: number;
 }
 
+/**
+ * The SQL of the advisory lock key for one of the store's lock constants (sql-store.ts's
+ * FOLD_LOCK): the constant with the schema the connection works in, hashed to 64 bits.
+ */
+export function storeLockSql(lock: bigint): string {
+  return `hashtextextended(current_schema() || ':lock:${lock}', 0)`;
+}
+
 /** An arbitrary constant: the advisory lock that serialises schema creation across replicas starting together. */
 const MIGRATION_LOCK = 7_305_118_001;
 
@@ -78,7 +86,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Bridg
       // the store's own constants (a lock is one of sql-store.ts's numbers), nothing a sender wrote.
       const opening = ['BEGIN'];
       if (!options.durable) opening.push('SET LOCAL synchronous_commit TO OFF');
-      if (options.exclusive !== undefined) opening.push(`SELECT pg_advisory_xact_lock(${BigInt(options.exclusive)})`);
+      // Keyed by the schema too, as the claims are: bridges kept in other schemas of the same
+      // database never wait for each other.
+      if (options.exclusive !== undefined) opening.push(`SELECT pg_advisory_xact_lock(${storeLockSql(BigInt(options.exclusive))})`);
       await client.query(opening.join('; '));
       const result = await work(query);
       await client.query('COMMIT');
