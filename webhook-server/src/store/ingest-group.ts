@@ -166,7 +166,7 @@ export async function foldBatch(query: Query): Promise<number> {
     receivedAt: Number(row.received_at),
   }));
   const keys = [...new Set(events.map(({ event }) => event.correlationKey))];
-  const episodes = toEpisodes(await query(recentEpisodesSql(1, keys.length), [PLACEMENT_WINDOW, ...keys]));
+  const episodes = await recentEpisodes(query, keys);
 
   for (const { event, target, receivedAt } of events) {
     const list = episodes.get(event.correlationKey) ?? [];
@@ -228,22 +228,18 @@ export async function foldBatch(query: Query): Promise<number> {
   return events.length;
 }
 
-/**
- * The newest PLACEMENT_WINDOW episodes of each of `keyCount` keys, oldest first: all that placing
- * an event looks at. The window is parameter `$first`, the keys the ones after it.
- */
-function recentEpisodesSql(first: number, keyCount: number): string {
-  const keys = parameterList(keyCount, first + 1);
-  return `SELECT correlation_key, seq, source, state FROM (
+/** The newest PLACEMENT_WINDOW episodes of each key, oldest first: all that placing an event looks at. */
+async function recentEpisodes(query: Query, keys: readonly string[]): Promise<Map<string, Working[]>> {
+  const rows = await query(
+    `SELECT correlation_key, seq, source, state FROM (
        SELECT correlation_key, seq, source, state, ROW_NUMBER() OVER (PARTITION BY correlation_key ORDER BY seq DESC) AS recency
-       FROM bridge_episodes WHERE correlation_key IN (${keys})
-     ) AS recent WHERE recency <= $${first}`;
-}
-
-function toEpisodes(rows: readonly Row[]): Map<string, Working[]> {
+       FROM bridge_episodes WHERE correlation_key IN (${parameterList(keys.length, 2)})
+     ) AS recent WHERE recency <= $1 ORDER BY correlation_key, seq`,
+    [PLACEMENT_WINDOW, ...keys],
+  );
   const episodes = new Map<string, Working[]>();
-  const sorted = rows.map(toWorking).sort((a, b) => (a.correlationKey < b.correlationKey ? -1 : a.correlationKey > b.correlationKey ? 1 : a.seq - b.seq));
-  for (const episode of sorted) {
+  for (const row of rows) {
+    const episode = toWorking(row);
     const list = episodes.get(episode.correlationKey) ?? [];
     list.push(episode);
     episodes.set(episode.correlationKey, list);

@@ -128,8 +128,10 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
   // an annotation is created, flushes it too: both databases write their log in order.)
   let folding: Promise<void> | undefined;
   let queuedFold: Promise<void> | undefined;
+  /** One batch of the fold, under the fold's lock; resolves with how many events it took. */
+  const foldOnce = (): Promise<number> => tx(foldBatch, false, FOLD_LOCK);
   async function foldPass(): Promise<void> {
-    while ((await tx(foldBatch, false, FOLD_LOCK)) === FOLD_BATCH);
+    while ((await foldOnce()) === FOLD_BATCH);
   }
   /**
    * Folds every event recorded before the call. A pass that is already running may have begun
@@ -168,7 +170,7 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
       // The fold on demand: one batch of it when too few episodes are due to fill this claim. In a
       // burst (one claim per pause) the rest waits, while the acknowledgements have the CPU.
       let due = await listDue();
-      if (due.length < driver.claims.heldCount + limit && (await tx(foldBatch, false, FOLD_LOCK)) > 0) due = await listDue();
+      if (due.length < driver.claims.heldCount + limit && (await foldOnce()) > 0) due = await listDue();
       // Those held here are skipped without asking; those other replicas hold are refused.
       const wanted = await driver.claims.acquire(due.map((row) => Number(row.id)), limit);
       if (wanted.length === 0) return [];

@@ -1,6 +1,6 @@
 /**
  * The SQLite store's thread (see sqlite-thread.ts): opens the store named by workerData and runs
- * the calls the main thread posts, one message each way per call.
+ * the calls the main thread posts, which come, and are answered, a turn's worth to a message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteStore } from './sqlite.js';

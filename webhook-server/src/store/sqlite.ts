@@ -7,7 +7,7 @@ import type { BridgeStore } from './types.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
 
-/** Flushes a file to the disk off the main thread (fs.fsync: libuv's thread pool). */
+/** Flushes a file to the disk off the calling thread (fs.fsync: libuv's thread pool). */
 export type FileSync = (fd: number) => Promise<void>;
 
 const syncFile: FileSync = (fd) => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
