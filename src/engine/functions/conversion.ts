@@ -255,6 +255,12 @@ export const CONVERSION_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'tostring(-2d)', result: '-48h0m0s' },
       { apl: 'tostring(0s)', result: '0s' },
       { apl: 'tostring(dynamic({"a": [1, 2]}))', result: '{"a":[1,2]}' },
+      { apl: 'tostring(dynamic(["x", 1.5, true]))', result: '["x",1.5,true]' },
+      { apl: 'tostring(dynamic(["x", 1.5, true])[0])', result: 'x' },
+      { apl: 'tostring(dynamic(["x", 1.5, true])[1])', result: '1.5' },
+      // A JSON null inside a dynamic value is null: it converts to "", not to the text "null".
+      { apl: 'tostring(dynamic([1, null])[1])', result: '' },
+      { apl: 'tostring(parse_json("null"))', result: '' },
     ],
   },
   {

@@ -1,7 +1,7 @@
 import { argNode, asString, call, constantValue, fail, literal } from '../check/context.js';
 import type { Expr, ScalarType } from '../plan/types.js';
 import { quoteString, sqlInteger } from '../sql/quote.js';
-import { bindOnce } from '../sql/reuse.js';
+import { bindOnce, reuse } from '../sql/reuse.js';
 import { anyValue, constantInteger, dynamic, integer, number, oneOf, text, unifyTypes } from './bind.js';
 import { jsonElements, jsonText, wrappedRegex } from './lowering.js';
 import type { BindSite, FunctionDef, SqlCall } from './types.js';
@@ -582,9 +582,11 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     summary: 'Whether the value is not null (an empty string is not null).',
     params: [anyValue('value')],
     returns: 'bool',
-    sql: (c) => `(${c.arg(0)} IS NOT NULL)`,
+    sql: (c) => `(NOT ${isNullSql(c.arg(0), c.type(0))})`,
     examples: [
       { apl: 'isnotnull("")', result: true, type: 'boolean' },
+      { apl: 'isnotnull(dynamic([1, null])[1])', result: false },
+      { apl: 'isnotnull(dynamic([1, null])[0])', result: true },
       { apl: 'notnull(real(null))', result: false },
       { query: "['sample-http-logs'] | where isnotnull(message) | count", rows: [{ count: 5 }] },
     ],
@@ -594,9 +596,12 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     summary: 'Whether the value is null (an empty string is not).',
     params: [anyValue('value')],
     returns: 'bool',
-    sql: (c) => `(${c.arg(0)} IS NULL)`,
+    sql: (c) => isNullSql(c.arg(0), c.type(0)),
     examples: [
       { apl: 'isnull(int(null))', result: true, type: 'boolean' },
+      { apl: 'isnull(dynamic([1, null])[1])', result: true },
+      { apl: 'isnull(parse_json("null"))', result: true },
+      { apl: 'isnull(dynamic([]))', result: false },
       { apl: 'isnull("")', result: false },
       { apl: "isnull(['geo.city'])", result: false },
     ],
@@ -1114,3 +1119,8 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
     ],
   },
 ];
+
+/** Whether a value is null; a dynamic value also when it holds JSON's null (an array's null element, parse_json("null")). */
+function isNullSql(sql: string, type: ScalarType): string {
+  return type === 'dynamic' ? reuse(sql, 'nv', (x) => `(${x} IS NULL OR json_type(${x}) = 'NULL')`) : `(${sql} IS NULL)`;
+}

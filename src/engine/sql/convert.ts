@@ -13,7 +13,7 @@ import { formatDatetimeSql } from './time.js';
 /**
  * Text of a value as `tostring` gives it, before null becomes "" (the reference's conversion
  * rules): datetimes RFC 3339 with nanoseconds, timespans as Go writes durations (`1h30m0s`),
- * reals in their shortest form without a trailing `.0`, a JSON string its content.
+ * reals in their shortest form without a trailing `.0`, a JSON string its content, a JSON null null.
  */
 export function toText(sql: string, type: ScalarType): string {
   switch (type) {
@@ -26,7 +26,9 @@ export function toText(sql: string, type: ScalarType): string {
     case 'real':
       return `regexp_replace(CAST(${sql} AS VARCHAR), '\.0$', '')`;
     case 'dynamic':
-      return reuse(sql, 'tt', (json) => `CASE WHEN json_type(${json}) = 'VARCHAR' THEN json_extract_string(${json}, '$') ELSE ${json} END`);
+      // One parse of the JSON text: a string's content, any other value as JSON, and JSON's null
+      // as null (a dynamic null converts to "" as any null does, not to the text "null").
+      return `json_extract_string(${sql}, '$')`;
     default:
       return `CAST(${sql} AS VARCHAR)`;
   }

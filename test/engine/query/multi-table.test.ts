@@ -411,6 +411,17 @@ describe('mv-expand', () => {
     expect(await rows('print b = dynamic({"x": 1, "y": "z"}) | mv-expand kind=bag b')).toEqual([{ b: { x: 1 } }, { b: { y: 'z' } }]);
   });
 
+  it('turns each element to text once, a null element into "" like a missing value', async () => {
+    const query = 'print a = dynamic(["x", null, 1.5, {"k": [1]}, true]) | mv-expand a | project t = tostring(a), n = isnull(a)';
+    expect(await rows(query)).toEqual([
+      { t: 'x', n: false },
+      { t: '', n: true },
+      { t: '1.5', n: false },
+      { t: '{"k":[1]}', n: false },
+      { t: 'true', n: false },
+    ]);
+  });
+
   it('refuses a value that is not dynamic', async () => {
     expect(await errorOf('print a = 1 | mv-expand a')).toBe('line 1, column 25: mv-expand needs a dynamic array or property bag, got long; convert text with parse_json()');
   });
