@@ -4,6 +4,7 @@ import { quoteString, sqlInteger } from '../sql/quote.js';
 import { bindOnce, reuse } from '../sql/reuse.js';
 import { anyValue, constantInteger, dynamic, integer, number, oneOf, text, unifyTypes } from './bind.js';
 import { jsonElements, jsonText, wrappedRegex } from './lowering.js';
+import { captureNeverEmpty } from './regex-capture.js';
 import type { BindSite, FunctionDef, SqlCall } from './types.js';
 
 const isText = (type: ScalarType): boolean => type === 'string' || type === 'dynamic';
@@ -410,10 +411,14 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
       return call('extract', [args[0] as Expr, literal('long', group), args[2] as Expr], 'string');
     },
     sql: (c) => {
-      const group = c.value(1);
-      // A non-empty capture proves a match: only an empty one takes a second pass, to tell an
-      // empty capture ('') from no match (null). COALESCE reads its second argument only then.
-      const extracted = `regexp_extract(${c.arg(2)}, ${c.arg(0)}, ${sqlInteger(typeof group === 'bigint' ? group : 0n)})`;
+      const value = c.value(1);
+      const group = typeof value === 'bigint' ? value : 0n;
+      const pattern = c.value(0);
+      const extracted = `regexp_extract(${c.arg(2)}, ${c.arg(0)}, ${sqlInteger(group)})`;
+      // A group that captures a character whenever the pattern matches: '' can only mean no match.
+      if (typeof pattern === 'string' && captureNeverEmpty(pattern, Number(group))) return `nullif(${extracted}, '')`;
+      // Else a non-empty capture proves a match, and only an empty one takes a second pass, to tell
+      // an empty capture ('') from no match (null).
       return `coalesce(nullif(${extracted}, ''), CASE WHEN regexp_matches(${c.arg(2)}, ${c.arg(0)}) THEN '' END)`;
     },
     examples: [
@@ -422,6 +427,10 @@ export const STRING_FUNCTIONS: readonly FunctionDef[] = [
       { apl: 'extract("^.{2,2}(.{4,4})", 1, content_type)', result: 'plic' },
       { apl: 'extract("z", 0, "abc")', result: null },
       { apl: 'extract("b(x*)", 1, "abc")', result: '' },
+      { apl: 'extract("^([A-Za-z]+)", 1, "42 apples")', result: null },
+      { apl: 'extract("(?i)^([a-z]+)", 1, "ABC1")', result: 'ABC' },
+      { apl: 'extract("(a+)|b", 1, "b")', result: '' },
+      { apl: 'extract("x(y?)", 1, "x")', result: '' },
       { apl: 'extract("(a)", 100, "a")', error: 'extract() capture group 100 is out of range 0–99' },
       { apl: 'extract("(a)", strlen(uri), "a")', error: 'extract() needs a constant integer capture group as argument 2' },
     ],
