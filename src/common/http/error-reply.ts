@@ -38,7 +38,13 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
-/** Writes a JSON reply whose body is `{code: status, message, ...members}`. */
+/**
+ * Writes a JSON reply whose body is `{code: status, message, ...members}`. Written with Node's own
+ * response methods: Express's `status().set().type().send()` chain looks up the MIME type, checks
+ * freshness and sets headers one by one, work a fixed JSON reply does not need, and on the
+ * bridge's acknowledgement path it cost as much as the rest of the reply (a HEAD request still
+ * gets no body: Node leaves it out).
+ */
 export function replyJson(
   res: Response,
   status: number,
@@ -46,8 +52,15 @@ export function replyJson(
   members: Readonly<Record<string, unknown>> = {},
   headers: Readonly<Record<string, string>> = {},
 ): void {
-  res.status(status).set(headers).type('application/json').send(JSON.stringify({ ...members, code: status, message }));
+  const body = JSON.stringify({ ...members, code: status, message });
+  res.statusCode = status;
+  for (const name in headers) res.setHeader(name, headers[name] as string);
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 interface BodyParserError {
   type?: unknown;
