@@ -147,11 +147,13 @@ function noteRefusal(deps: WebhookRoutesDeps, source: SourceName, log: Logger, e
   }
 }
 
+/** Node names `req.headers` in lower case already; only a repeated header (an array) needs joining. */
 function lowerCaseHeaders(req: Request): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [key, value] of Object.entries(req.headers)) {
+  for (const key in req.headers) {
+    const value = req.headers[key];
     if (value === undefined) continue;
-    headers[key.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    headers[key] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
 }
