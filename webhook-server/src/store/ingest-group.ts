@@ -40,8 +40,10 @@ export interface IngestQueue {
 
 /**
  * `record` runs one group in one transaction; at most `concurrency` groups are in flight, and
- * what arrives meanwhile waits to form the next group. When a group fails, each of its deliveries
- * is tried again alone, so that one delivery the store refuses never refuses the others with it.
+ * what arrives meanwhile waits to form the next group. Deliveries handed over in the same turn
+ * form one group even below that limit: a group starts a microtask after its first delivery. When
+ * a group fails, each of its deliveries is tried again alone, so that one delivery the store
+ * refuses never refuses the others with it.
  */
 export function createIngestQueue(record: (group: readonly Delivery[]) => Promise<IngestResult[]>, concurrency: number): IngestQueue {
   interface Waiting {
@@ -52,6 +54,8 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
   const waiting: Waiting[] = [];
   const running = new Set<Promise<void>>();
   let recording = 0;
+  /** A group is about to start: what arrives before then joins it. */
+  let starting = false;
 
   async function settle(group: readonly Waiting[]): Promise<void> {
     recording += group.length;
@@ -80,8 +84,17 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
     ingest: (delivery) =>
       new Promise<IngestResult>((resolve, reject) => {
         waiting.push({ delivery, resolve, reject });
-        if (running.size >= concurrency) return;
-        const runner: Promise<void> = drain().finally(() => running.delete(runner));
+        if (starting || running.size >= concurrency) return;
+        // The SQLite store's thread is handed a turn's worth of deliveries at once: starting one
+        // microtask later writes them with one statement rather than one each (bench/README.md,
+        // the bridge: 0.51–0.56 of the ceiling against 0.46–0.52 in alternating rounds).
+        starting = true;
+        const runner: Promise<void> = Promise.resolve()
+          .then(() => {
+            starting = false;
+            return drain();
+          })
+          .finally(() => running.delete(runner));
         running.add(runner);
       }),
     get pending() {
