@@ -53,7 +53,25 @@ function delivery() {
   };
 }
 
-async function load(url, limits = options) {
+/**
+ * CPU time a process has used so far, in ms (user + system), from /proc on Linux; NaN elsewhere.
+ * Every thread of it, or with `thread` its main thread alone (the one that serves HTTP). Per
+ * delivery it shows what the handler costs, where the throughput also depends on what else the
+ * two cores run at the time (the load generator, the store's threads, the service).
+ */
+function cpuMs(pid, thread = false) {
+  try {
+    const fields = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+async function load(url, limits = options, pid = undefined) {
+  const cpuBefore = pid === undefined ? NaN : cpuMs(pid);
+  const mainBefore = pid === undefined ? NaN : cpuMs(pid, true);
   const dispatcher = new Agent({ connections: options.clients, keepAliveTimeout: 30_000, pipelining: 1 });
   // Signed ahead of time so that the load generator's HMACs do not compete with the server.
   const prepared = Array.from({ length: Math.min(limits.max, 60_000) }, delivery);
@@ -76,7 +94,9 @@ async function load(url, limits = options) {
   );
   const elapsed = (performance.now() - started) / 1000;
   await dispatcher.close();
-  return { rate: latencies.length / elapsed, failures, elapsed, ...summarize(latencies) };
+  const cpuPerDelivery = ((cpuMs(pid) - cpuBefore) * 1000) / latencies.length;
+  const mainPerDelivery = ((cpuMs(pid, true) - mainBefore) * 1000) / latencies.length;
+  return { rate: latencies.length / elapsed, failures, elapsed, cpuUs: cpuPerDelivery, mainUs: mainPerDelivery, ...summarize(latencies) };
 }
 
 async function drained(bridgeUrl, timeoutMs = 300_000) {
@@ -103,7 +123,7 @@ async function bridgePhase(name, serviceUrl, extraEnv, profiler) {
   });
   try {
     profiler?.reset();
-    const result = await load(match[1], profiler ? { max: options.deliveries, seconds: 600 } : options);
+    const result = await load(match[1], profiler ? { max: options.deliveries, seconds: 600 } : options, child.pid);
     const outbox = await drained(match[1]);
     return { name, ...result, drainSeconds: outbox.seconds, applied: outbox.synced, ...(profiler ? { profile: structuredClone(profiler.counts()) } : {}) };
   } finally {
@@ -158,7 +178,7 @@ try {
       const phases = [];
       const bare = await spawnUntil([...profileArgs, fileURLToPath(new URL('./bare-express.mjs', import.meta.url))], /port (\d+)/, { GITHUB_WEBHOOK_SECRET: SECRET });
       try {
-        phases.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`)) });
+        phases.push({ name: 'bare Express (verify + 200)', ...(await load(`http://127.0.0.1:${bare.match[1]}`, options, bare.child.pid)) });
       } finally {
         await stop(bare.child);
       }
@@ -189,12 +209,12 @@ try {
 
 console.log(`\n${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}, ${options.clients} clients, ${options.seconds} s per phase\n`);
 if (results.length > 0) {
-  console.log('| round | handler | deliveries/s | vs ceiling | ack p50 | ack p99 | non-2xx | outbox drained after |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| round | handler | deliveries/s | vs ceiling | ack p50 | ack p99 | CPU per delivery | non-2xx | outbox drained after |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
 }
 for (const result of results) {
   const drain = result.drainSeconds === undefined ? '—' : `${fixed(result.drainSeconds, 1)} s (${result.applied} applied)`;
-  console.log(`| ${result.round} | ${result.name} | ${Math.round(result.rate)} | ${fixed(result.ratio, 2)} | ${fixed(result.p50)} ms | ${fixed(result.p99)} ms | ${result.failures} | ${drain} |`);
+  console.log(`| ${result.round} | ${result.name} | ${Math.round(result.rate)} | ${fixed(result.ratio, 2)} | ${fixed(result.p50)} ms | ${fixed(result.p99)} ms | ${Number.isNaN(result.cpuUs) ? '—' : `${Math.round(result.cpuUs)} µs (main thread ${Math.round(result.mainUs)} µs)`} | ${result.failures} | ${drain} |`);
 }
 if (options.rounds > 1) {
   console.log('\n| handler | median ratio to the ceiling of its round | lowest | highest |');
