@@ -47,7 +47,14 @@ afterEach(async () => {
  * unless given); `clock` and `random` replace the time and the jitter, to check the backoff exactly.
  */
 function harness(
-  options: { url?: string; settings?: Partial<typeof FAST>; clock?: { now: number }; random?: () => number; recording?: () => number } = {},
+  options: {
+    url?: string;
+    settings?: Partial<typeof FAST>;
+    clock?: { now: number };
+    random?: () => number;
+    recording?: () => number;
+    busy?: () => number;
+  } = {},
 ): Harness {
   const now = options.clock ? () => (options.clock as { now: number }).now : Date.now;
   const dir = makeTempDir('outbox');
@@ -64,6 +71,7 @@ function harness(
     settings: { ...FAST, ...options.settings },
     now,
     ...(options.random ? { random: options.random } : {}),
+    ...(options.busy ? { busy: options.busy } : {}),
   });
   running.push(async () => {
     await worker.stop();
@@ -157,9 +165,9 @@ describe('the outbox worker', () => {
     expect((await h.metrics.applied.get()).values[0]?.value).toBe(10);
   });
 
-  it('gives acknowledgements the CPU in a burst: one batch per burstPauseMs while deliveries are being recorded, all at once after', async () => {
+  it('gives acknowledgements the CPU in a burst: one batch per burstPauseMs while deliveries are being recorded on a busy event loop, all at once after', async () => {
     let recording = 1;
-    const h = harness({ settings: { concurrency: 4, batchSize: 2, burstPauseMs: 3_000 }, recording: () => recording });
+    const h = harness({ settings: { concurrency: 4, batchSize: 2, burstPauseMs: 3_000 }, recording: () => recording, busy: () => 0.9 });
     const keys = Array.from({ length: 8 }, (_, index) => `outbox:burst-${index}`);
     for (const key of keys) await h.record(key, 'start');
     h.worker.start();
@@ -172,6 +180,24 @@ describe('the outbox worker', () => {
     recording = 0;
     h.worker.wake();
     await Promise.all(keys.map((key) => settledAs(h, key, 'synced')));
+  });
+
+  it('does not pause for a steady flow that leaves the event loop mostly idle: the pause would cap the outbox below the flow', async () => {
+    // Deliveries are being recorded the whole time, as in a steady flow, but the loop is idle.
+    const h = harness({ settings: { concurrency: 4, batchSize: 2, burstPauseMs: 3_000 }, recording: () => 1, busy: () => 0.2 });
+    const keys = Array.from({ length: 8 }, (_, index) => `outbox:steady-${index}`);
+    for (const key of keys) await h.record(key, 'start');
+    h.worker.start();
+    // Four batches of two: with the pause they would take at least 9 s; without it they go at once.
+    await eventually(async () => ((await h.store.counts()).synced === keys.length ? true : undefined), 'every episode applied', 2_500);
+  });
+
+  it('samples the event loop itself when not told how busy it is (an idle test process: no pause)', async () => {
+    const h = harness({ settings: { concurrency: 4, batchSize: 2, burstPauseMs: 100 }, recording: () => 1 });
+    const keys = Array.from({ length: 8 }, (_, index) => `outbox:sampled-${index}`);
+    for (const key of keys) await h.record(key, 'start');
+    h.worker.start();
+    await eventually(async () => ((await h.store.counts()).synced === keys.length ? true : undefined), 'every episode applied');
   });
 
   it('backs off and retries while the service is unreachable, and gives up after maxAttempts naming the request', async () => {

@@ -19,9 +19,11 @@ export interface DeliverySettings {
   /** Episodes claimed together: at most concurrency × batchSize annotation calls are in flight. */
   batchSize: number;
   /**
-   * While senders wait for acknowledgements (deliveries being recorded), the process starts at most
-   * one batch per this many ms: acknowledging has a deadline (the senders' 10 s), an annotation
-   * does not, so in a burst the CPU goes to the acknowledgements and the outbox catches up after.
+   * While senders wait for acknowledgements (deliveries being recorded) and the process is busy,
+   * it starts at most one batch per this many ms: acknowledging has a deadline (the senders'
+   * 10 s), an annotation does not, so in a burst the CPU goes to the acknowledgements and the
+   * outbox catches up after. A steady flow that leaves the process mostly idle is no burst: there
+   * the pause would only cap the outbox (at batchSize per pause) below the flow.
    */
   burstPauseMs: number;
   /**
@@ -69,7 +71,18 @@ export interface OutboxWorkerDeps {
   settings: DeliverySettings;
   now?: () => number;
   random?: () => number;
+  /**
+   * How busy this thread's event loop was over the last burstPauseMs, from 0 to 1 (Node's event
+   * loop utilization, sampled while the worker runs); tests give their own.
+   */
+  busy?: () => number;
 }
+
+/**
+ * Past this event loop utilization, acknowledgements queue behind other work of the thread: the
+ * outbox then yields. Below it, deliveries are answered as they come whatever the outbox does.
+ */
+export const BUSY_UTILIZATION = 0.5;
 
 /** Statuses after which sending the same request again cannot succeed: dead-letter at once. */
 const PERMANENT_STATUSES = new Set([400, 413, 422]);
@@ -89,11 +102,17 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
   /** When the next batch may start in a burst, and when a delivery was last recorded (performance.now()). */
   let burstTurnAt = 0;
   let lastWakeAt = Number.NEGATIVE_INFINITY;
+  /** The event loop's utilization over the last complete sampling period (burstPauseMs). */
+  let sampled = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  const busy = deps.busy ?? (() => sampled);
   /**
-   * A burst: deliveries are being recorded, or one was within the pause. Group commit answers
-   * deliveries together, so the count alone drops to 0 between groups even under full load.
+   * A burst: deliveries are being recorded, or one was within the pause, and the event loop is
+   * busy. Group commit answers deliveries together, so the count alone drops to 0 between groups
+   * even under full load.
    */
-  const inBurst = (): boolean => store.recording > 0 || performance.now() - lastWakeAt < settings.burstPauseMs;
+  const inBurst = (): boolean =>
+    (store.recording > 0 || performance.now() - lastWakeAt < settings.burstPauseMs) && busy() >= BUSY_UTILIZATION;
   /** Loops pausing for their burst turn: only a stop ends the pause early. */
   const pausing = new Set<() => void>();
 
@@ -280,12 +299,22 @@ export function createOutboxWorker(deps: OutboxWorkerDeps): OutboxWorker {
         sweeping = sweeping.then(sweep);
       }, settings.sweepEveryMs);
       sweepTimer.unref();
+      if (!deps.busy) {
+        let mark = performance.eventLoopUtilization();
+        sampler = setInterval(() => {
+          const next = performance.eventLoopUtilization();
+          sampled = performance.eventLoopUtilization(next, mark).utilization;
+          mark = next;
+        }, settings.burstPauseMs);
+        sampler.unref();
+      }
       loops = Array.from({ length: settings.concurrency }, () => loop());
     },
     wake,
     async stop() {
       stopped = true;
       if (sweepTimer) clearInterval(sweepTimer);
+      if (sampler) clearInterval(sampler);
       wake();
       for (const waiter of [...pausing]) waiter();
       await Promise.all(loops);
