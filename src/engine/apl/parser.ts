@@ -1202,7 +1202,7 @@ class Parser {
             this.depth--;
           } while (this.accept(TokenKind.COMMA));
         }
-        this.expect(TokenKind.BRACKET_R);
+        this.expectAfterJsonValue(TokenKind.BRACKET_R);
         return items;
       }
       case TokenKind.BRACE_L: {
@@ -1220,7 +1220,7 @@ class Parser {
             this.depth--;
           } while (this.accept(TokenKind.COMMA));
         }
-        this.expect(TokenKind.BRACE_R);
+        this.expectAfterJsonValue(TokenKind.BRACE_R);
         return object;
       }
       case TokenKind.STRING:
@@ -1265,6 +1265,16 @@ class Parser {
       default:
         throw this.unexpected(token, 'a JSON value', NotJsonValueError);
     }
+  }
+
+  /**
+   * The end of a JSON array or bag. Anything else after one of its values (an operator: `[0.5 *
+   * pi()]`) means the value goes on as an expression, which `dynamic(…)` of expressions reads.
+   */
+  private expectAfterJsonValue(kind: TokenKind): void {
+    const token = this.peek();
+    if (token.kind !== kind) throw this.unexpected(token, `'${kind}'`, NotJsonValueError);
+    this.advance();
   }
 
   // ── Helpers ──────────────────────────────────────────────────────────────────────────────

@@ -207,8 +207,15 @@ describe('parser', () => {
         ],
       },
     });
+    // A value that starts as JSON and goes on as an expression (the series_cosine_similarity page's
+    // `dynamic([0.5*pi(), …])`) is read as an expression too.
+    expect(shape(whereOf('x == dynamic([0.5 * pi(), 2])'))).toMatchObject({
+      right: { kind: 'Call', name: { name: 'pack_array' }, args: [{ kind: 'Binary', operator: '*' }, { kind: 'Int' }] },
+    });
+    expect(shape(whereOf('x == dynamic({"a": 1 + n})'))).toMatchObject({ right: { kind: 'Call', name: { name: 'bag_pack' } } });
     // Where neither reading works, the JSON reading says what it expected.
     expect(errorOf("T | where x == dynamic({'a': })").message).toMatch(/expected a JSON value, found '}'/);
+    expect(errorOf('T | where x == dynamic([1 2])').message).toMatch(/expected '\]', found the number 2/);
   });
 
   it('parses dotted names, bracketed names and member access', () => {
