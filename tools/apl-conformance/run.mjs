@@ -13,18 +13,13 @@
  * engine's tests check answers (test/engine/); this measures coverage of the language as the
  * reference writes it, and lists what fails, grouped by the error's first words.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { httpLogs } from '../../bench/lib/http-logs.mjs';
-import { startLocalService, stop } from '../../bench/lib/processes.mjs';
 import { sampleDatasets } from './datasets.mjs';
+import { queryApl, readPages, TOKEN, withLocalService } from './reference.mjs';
 
-const APL_PAGES = 'content/docs/(query-reference)/apl';
 const TERRITORIES = ['United States', 'India', 'Japan', 'Germany', 'Brazil'];
-const TOKEN = 'xaat-apl-conformance-0000000000';
 
 const { values } = parseArgs({ options: { docs: { type: 'string' }, json: { type: 'string' } } });
 if (values.docs === undefined) {
@@ -36,33 +31,12 @@ const pages = readPages(values.docs);
 const queries = playgroundQueries(pages);
 console.log(`${queries.length} Playground queries on ${new Set(queries.map((q) => q.page)).size} pages`);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'timemark-apl-conformance-'));
-const { child, url } = await startLocalService(dataDir, TOKEN);
-try {
+await withLocalService(async (url) => {
   await loadDatasets(url);
   const results = [];
   for (const query of queries) results.push({ ...query, ...(await run(url, query.apl)) });
   report(results);
-} finally {
-  await stop(child);
-  rmSync(dataDir, { recursive: true, force: true });
-}
-
-/** Every `.mdx` page under the APL reference, as `{ path, text }`. */
-function readPages(docs) {
-  if (existsSync(join(docs, APL_PAGES))) {
-    const walk = (dir) => readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : name.endsWith('.mdx') ? [path] : [];
-    });
-    return walk(join(docs, APL_PAGES)).map((path) => ({ path: relative(join(docs, APL_PAGES), path), text: readFileSync(path, 'utf8') }));
-  }
-  const git = (...args) => execFileSync('git', ['-C', docs, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  return git('ls-tree', '-r', '--name-only', 'HEAD', `${APL_PAGES}/`)
-    .split('\n')
-    .filter((path) => path.endsWith('.mdx'))
-    .map((path) => ({ path: path.slice(APL_PAGES.length + 1), text: git('show', `HEAD:${path}`) }));
-}
+});
 
 /**
  * The `apl` of every Playground link's `initForm`. A link's URL may hold parentheses (the query's
@@ -128,21 +102,8 @@ async function post(target, headers, body) {
 }
 
 async function run(url, apl) {
-  const body = { apl, startTime: new Date(Date.now() - 90 * 86_400_000).toISOString(), endTime: new Date(Date.now() + 3_600_000).toISOString() };
-  const response = await fetch(`${url}/v1/datasets/_apl?format=tabular`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.ok) return { status: response.status };
-  let message = text;
-  try {
-    message = JSON.parse(text).message ?? text;
-  } catch {
-    // Not JSON: the text itself is the message.
-  }
-  return { status: response.status, message };
+  const { status, message } = await queryApl(url, apl);
+  return message === undefined ? { status } : { status, message };
 }
 
 function report(results) {
