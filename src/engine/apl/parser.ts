@@ -709,6 +709,11 @@ class Parser {
     this.expectName('with');
     const pattern: Ast.ParseItem[] = [];
     while (!this.atOperatorEnd()) {
+      // The reference writes the parts side by side (its syntax lines, Kusto), and in parse-where's
+      // comparisons with commas between them: both are read, a comma never being a part itself.
+      if (pattern.length > 0 && this.accept(TokenKind.COMMA) && this.atOperatorEnd()) {
+        throw this.unexpected(this.peek(), "another part of the pattern after ','");
+      }
       const token = this.peek();
       if (token.kind === TokenKind.STAR) {
         this.advance();

@@ -269,6 +269,13 @@ describe('parse', () => {
     expect(await parsed(`parse-where log with * " " code:long " " *`, 'code')).toEqual([[200], [500]]);
   });
 
+  it('reads a pattern whose parts are separated by commas, as parse-where\'s comparisons write it', async () => {
+    expect(await parsed(`parse-where uri with '/', method:string, '/', *, 'status=', status:string`, 'method, status')).toEqual([['GET', '200']]);
+    expect(await parsed(`parse log with *, " ", code:long, " ", *`, 'code')).toEqual([[200], [500], [null]]);
+    expect(await errorOf(`messages | parse log with * " " code:long,`)).toBe("line 1, column 43: expected another part of the pattern after ',', found the end of the query");
+    expect(await errorOf(`messages | parse log with , " " code:long`)).toBe("line 1, column 27: expected '*', a string or a column name of the pattern, found ','");
+  });
+
   it('replaces a field of the same name and says what is wrong, where', async () => {
     expect((await names(`${LOGS} | parse uri with '/' first '/' *`)).slice(-1)).toEqual(['first']);
     expect(await errorOf(`messages | parse log with a b`)).toBe("line 1, column 29: columns 'a' and 'b' follow one another with no text between them to tell where one ends");
