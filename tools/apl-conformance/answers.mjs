@@ -35,7 +35,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { queryApl, readPages, withLocalService } from './reference.mjs';
+import { kustoBlocks, queryApl, readPages, withLocalService } from './reference.mjs';
 
 const SELF_CONTAINED = /^(print|datatable|range|let|union)\b/;
 const PLAYGROUND_DATASET = /\[\s*['"](sample-http-logs|otel-demo-[a-z-]+|github-[a-z-]+)['"]\s*\]/;
@@ -53,15 +53,11 @@ if (values.docs === undefined) {
 /** The self-contained examples of one page, each with its documented output when it has one. */
 function pageExamples(page, text) {
   const found = [];
-  const fence = /^```([A-Za-z]*)[^\n]*\n([\s\S]*?)^```/gm;
-  let match;
-  while ((match = fence.exec(text))) {
-    if (match[1] !== 'kusto') continue;
-    const apl = match[2].trim();
+  for (const { apl, start, end } of kustoBlocks(text)) {
     const code = apl.replace(/^\s*\/\/.*$/gm, '').trim();
     if (!selfContained(code)) continue;
-    if (/syntax/i.test(lastHeading(text.slice(0, match.index)))) continue;
-    found.push({ page, apl, documented: documentedOutput(text.slice(fence.lastIndex)) });
+    if (/syntax/i.test(lastHeading(text.slice(0, start)))) continue;
+    found.push({ page, apl, documented: documentedOutput(text.slice(end)) });
   }
   return found;
 }

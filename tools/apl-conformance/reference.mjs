@@ -27,6 +27,18 @@ export function readPages(docs) {
     .map((path) => ({ path: path.slice(APL_PAGES.length + 1), text: git('show', `HEAD:${path}`) }));
 }
 
+/**
+ * The ```kusto code blocks of a page's text, in order: each block's query (trimmed), where the
+ * block starts and where the text after it begins.
+ */
+export function* kustoBlocks(text) {
+  const fence = /^```([A-Za-z]*)[^\n]*\n([\s\S]*?)^```/gm;
+  let match;
+  while ((match = fence.exec(text))) {
+    if (match[1] === 'kusto') yield { apl: match[2].trim(), start: match.index, end: fence.lastIndex };
+  }
+}
+
 /** Runs `work(url)` against a local service on a fresh data directory, then stops it and removes the directory. */
 export async function withLocalService(work) {
   const dataDir = mkdtempSync(join(tmpdir(), 'timemark-apl-conformance-'));

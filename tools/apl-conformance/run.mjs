@@ -12,12 +12,16 @@
  * A query "runs" when the service answers 200. That is not the same as answering right: the
  * engine's tests check answers (test/engine/); this measures coverage of the language as the
  * reference writes it, and lists what fails, grouped by the error's first words.
+ *
+ * Then the same for the pages' ```kusto code blocks that query one of these datasets but are no
+ * Playground link's query (most are the "APL equivalent" of an SPL or SQL comparison): many
+ * name placeholder fields (`field`, `x`) and cannot run as written, so they are reported apart.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { httpLogs } from '../../bench/lib/http-logs.mjs';
 import { sampleDatasets } from './datasets.mjs';
-import { queryApl, readPages, TOKEN, withLocalService } from './reference.mjs';
+import { kustoBlocks, queryApl, readPages, TOKEN, withLocalService } from './reference.mjs';
 
 const TERRITORIES = ['United States', 'India', 'Japan', 'Germany', 'Brazil'];
 
@@ -29,14 +33,40 @@ if (values.docs === undefined) {
 
 const pages = readPages(values.docs);
 const queries = playgroundQueries(pages);
+const sets = datasets();
+const blocks = unlinkedBlocks(pages, queries, Object.keys(sets));
 console.log(`${queries.length} Playground queries on ${new Set(queries.map((q) => q.page)).size} pages`);
 
 await withLocalService(async (url) => {
-  await loadDatasets(url);
+  await loadDatasets(url, sets);
   const results = [];
   for (const query of queries) results.push({ ...query, ...(await run(url, query.apl)) });
-  report(results);
+  report(results, values.json);
+  console.log(`\n${blocks.length} more code blocks querying these datasets, no Playground link's query, on ${new Set(blocks.map((q) => q.page)).size} pages`);
+  const more = [];
+  for (const query of blocks) more.push({ ...query, ...(await run(url, query.apl)) });
+  report(more, values.json?.replace(/(\.json)?$/, '-blocks.json'));
 });
+
+/** The text a query is compared by: its whitespace collapsed. */
+function normalized(apl) {
+  return apl.replace(/\s+/g, ' ').trim();
+}
+
+/** The pages' kusto blocks that start with one of `names` (as ['name']) and are not one of `linked`'s queries, each once. */
+function unlinkedBlocks(pages, linked, names) {
+  const seen = new Set(linked.map((query) => normalized(query.apl)));
+  const found = [];
+  for (const { path, text } of pages) {
+    for (const { apl } of kustoBlocks(text)) {
+      const dataset = /^\[\s*'([^']+)'\s*\]/.exec(apl)?.[1];
+      if (dataset === undefined || !names.includes(dataset) || seen.has(normalized(apl))) continue;
+      seen.add(normalized(apl));
+      found.push({ page: path, apl });
+    }
+  }
+  return found;
+}
 
 /**
  * The `apl` of every Playground link's `initForm`. A link's URL may hold parentheses (the query's
@@ -78,8 +108,8 @@ function formApl(raw) {
   }
 }
 
-async function loadDatasets(url) {
-  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' };
+/** The events of every dataset the pages query, by name (`otel-demo-traces` as one OTLP/JSON request). */
+function datasets() {
   const now = Date.now();
   const sets = sampleDatasets(now);
   sets['sample-http-logs'] = [...httpLogs({ count: 3000, startMs: now - 7 * 86_400_000, spanMs: 7 * 86_400_000 })].map((event, i) => ({
@@ -88,6 +118,11 @@ async function loadDatasets(url) {
     // An array field, as the mv-expand page reads (from the index, so the rest stays as generated).
     territories: TERRITORIES.slice(i % TERRITORIES.length, (i % TERRITORIES.length) + (i % 3)),
   }));
+  return sets;
+}
+
+async function loadDatasets(url, sets) {
+  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' };
   for (const [dataset, events] of Object.entries(sets)) {
     if (dataset === 'otel-demo-traces') continue;
     await post(`${url}/v1/datasets/${dataset}/ingest`, headers, events.map((event) => JSON.stringify(event)).join('\n'));
@@ -106,7 +141,7 @@ async function run(url, apl) {
   return message === undefined ? { status } : { status, message };
 }
 
-function report(results) {
+function report(results, json) {
   const passed = results.filter((r) => r.status === 200).length;
   const faults = results.filter((r) => r.status >= 500).length;
   console.log(`runs: ${passed} of ${results.length} (${((100 * passed) / results.length).toFixed(1)}%); 5xx: ${faults}`);
@@ -130,9 +165,9 @@ function report(results) {
   console.log('\nwhy the rest fail (most frequent first):');
   for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${String(count).padStart(4)}  ${reason}`);
 
-  if (values.json !== undefined) {
-    writeFileSync(values.json, JSON.stringify(results.filter((r) => r.status !== 200), null, 2));
-    console.log(`\nthe failures, with their queries: ${values.json}`);
+  if (json !== undefined) {
+    writeFileSync(json, JSON.stringify(results.filter((r) => r.status !== 200), null, 2));
+    console.log(`\nthe failures, with their queries: ${json}`);
   }
 }
 
