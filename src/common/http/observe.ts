@@ -1,26 +1,15 @@
-import { randomFillSync } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { HttpMetrics } from '../metrics.js';
+import { pooledRandomBytes } from '../random-id.js';
 import { routeOf } from './error-reply.js';
 
 /** The reply header that carries a request's trace id, named as the hosted service names it. */
 export const TRACE_HEADER = 'X-Axiom-Trace-Id';
 
-/** Random bytes for trace ids, drawn a page at a time: one call into OpenSSL per 512 requests, not per request. */
-const TRACE_ID_BYTES = 8;
-const traceIdPool = Buffer.alloc(4096);
-let traceIdOffset = traceIdPool.length;
-
-/** 16 hex digits from the pool; no two requests share bytes, and a used page is refilled before reuse. */
+/** 16 hex digits. */
 function nextTraceId(): string {
-  if (traceIdOffset + TRACE_ID_BYTES > traceIdPool.length) {
-    randomFillSync(traceIdPool);
-    traceIdOffset = 0;
-  }
-  const id = traceIdPool.toString('hex', traceIdOffset, traceIdOffset + TRACE_ID_BYTES);
-  traceIdOffset += TRACE_ID_BYTES;
-  return id;
+  return pooledRandomBytes(8).toString('hex');
 }
 
 /** When a request began (performance.now()), kept on its response until the response closes. */
