@@ -50,7 +50,7 @@ function unary(name: string, summary: string, op: (x: string) => string, example
   };
 }
 
-/** The most coefficients a literal filter is written out term by term for (FIR_LITERAL_TERMS). */
+/** The most coefficients a literal filter is written out term by term for; a longer one takes the general lowering. */
 const FIR_LITERAL_TERMS = 64;
 
 /**
