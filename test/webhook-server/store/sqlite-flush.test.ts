@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, type FileSync } from '../../../webhook-server/src/store/sqlite.js';
+import { openSqliteStore, syncInPlace, syncOnPool, type FileSync } from '../../../webhook-server/src/store/sqlite.js';
 import type { BridgeStore, PreparedEvent } from '../../../webhook-server/src/store/types.js';
 
 const NOW = Date.parse('2024-06-28T16:00:00Z');
@@ -101,5 +101,29 @@ describe('the SQLite store flushes before it tells', () => {
     await settledYet(retry);
     flush.release();
     expect(await retry).toEqual({ accepted: 0, duplicates: 1 });
+  });
+
+  it('flushes in place on the store thread as it does on the pool: what it acknowledged is in the file when the store reopens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'timemark-flush-'));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const flushes: number[] = [];
+    const counted: FileSync = (fd) => {
+      flushes.push(fd);
+      return syncInPlace(fd);
+    };
+    const store = openSqliteStore(dir, counted);
+    expect(await store.ingest([start('flush:d')], NOW)).toEqual({ accepted: 1, duplicates: 0 });
+    expect(flushes).toHaveLength(1);
+    await store.close();
+    const reopened = openSqliteStore(dir, syncInPlace);
+    cleanup.push(() => reopened.close());
+    expect(await reopened.ingest([start('flush:d')], NOW)).toEqual({ accepted: 0, duplicates: 1 });
+    expect(await reopened.episodes('flush:d')).toHaveLength(1);
+  });
+
+  it('turns a failed in-place flush into a rejection, as on the pool, never a throw from inside the commit', async () => {
+    // A descriptor number no file has here: fsync fails with EBADF on either path.
+    await expect(syncInPlace(1_000_000)).rejects.toMatchObject({ code: 'EBADF' });
+    await expect(syncOnPool(1_000_000)).rejects.toMatchObject({ code: 'EBADF' });
   });
 });

@@ -3,7 +3,7 @@
  * the calls the main thread posts, which come, and are answered, a turn's worth to a message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openSqliteStore } from './sqlite.js';
+import { openSqliteStore, syncInPlace } from './sqlite.js';
 import { transferStoreError, type StoreCall, type StoreReply, type StoreThreadData } from './sqlite-thread.js';
 import type { BridgeStore } from './types.js';
 
@@ -13,7 +13,8 @@ const { dataDir } = workerData as StoreThreadData;
 
 let store: BridgeStore | undefined;
 try {
-  store = openSqliteStore(dataDir);
+  // This thread does nothing else: it flushes in place (see syncInPlace).
+  store = openSqliteStore(dataDir, syncInPlace);
   port.postMessage([{ id: 0, ok: true, value: undefined }] satisfies StoreReply[]);
 } catch (error) {
   port.postMessage([{ id: 0, ok: false, error: transferStoreError(error) }] satisfies StoreReply[]);

@@ -7,27 +7,45 @@ import type { BridgeStore } from './types.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
 
-/** Flushes a file to the disk off the calling thread (fs.fsync: libuv's thread pool). */
+/** Flushes a file to the disk; settles once it is there. */
 export type FileSync = (fd: number) => Promise<void>;
 
-const syncFile: FileSync = (fd) => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+/** On libuv's thread pool (fs.fsync): for a store on a thread that has other work, such as serving HTTP. */
+export const syncOnPool: FileSync = (fd) => new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+
+/**
+ * On the calling thread (fs.fsyncSync): for a store on a thread of its own (sqlite-worker.ts).
+ * The store waits for each flush before its next transaction anyway, so handing the flush to the
+ * pool would only add two hand-offs between threads per transaction, on cores that the HTTP
+ * thread, the store's thread and the pool share.
+ */
+export const syncInPlace: FileSync = (fd) => {
+  try {
+    fsyncSync(fd);
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+};
 
 /**
  * The embedded store: one SQLite file in the data dir, in WAL mode. Nothing a transaction did is
  * told to anyone — not the sender's 2xx, not a read's rows — before the WAL holding it is on disk,
  * so an acknowledged delivery survives kill -9 and a power cut alike.
  * One process owns the file; replicas need PostgreSQL. `dataDir` is a directory that
- * prepareDataDir has checked. `sync` is for tests that hold a flush back.
+ * prepareDataDir has checked. `sync` flushes the WAL: syncOnPool, syncInPlace, or a test's that
+ * holds a flush back.
  */
-export function openSqliteStore(dataDir: string, sync: FileSync = syncFile): BridgeStore {
+export function openSqliteStore(dataDir: string, sync: FileSync = syncOnPool): BridgeStore {
   const lockFile = claimDataDir(dataDir);
   const file = join(dataDir, SQLITE_FILE_NAME);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
-  // SQLite's own flush at each commit (synchronous=FULL) would block the event loop for the
-  // length of an fsync; with NORMAL a commit only writes the WAL, and the store flushes the WAL
-  // itself, on libuv's thread pool, before settling what the commit did (see settleAfterSync).
-  // Checkpoints still flush as SQLite does, and the WAL is one inode for as long as it is open.
+  // SQLite's own flush at each commit (synchronous=FULL) would block whatever else the thread
+  // does for the length of an fsync; with NORMAL a commit only writes the WAL, and the store
+  // flushes the WAL itself with `sync` (on libuv's thread pool unless the store has a thread of
+  // its own) before settling what the commit did (see settleAfterSync). Checkpoints still flush
+  // as SQLite does, and the WAL is one inode for as long as it is open.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   for (const statement of schemaStatements('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
