@@ -15,16 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drained, load, startBare, startBridge, TOKEN } from './load.mjs';
 import { startLocalService, stop, TIMEMARK_BIN } from '../lib/processes.mjs';
-import { fixed } from '../lib/stats.mjs';
+import { fixed, flags } from '../lib/stats.mjs';
 
-const options = { slices: 8, seconds: 5, clients: 16 };
-const specs = [];
-const args = process.argv.slice(2);
-for (let i = 0; i < args.length; i++) {
-  const name = /^--(slices|seconds|clients)$/.exec(args[i] ?? '')?.[1];
-  if (name) options[name] = Number(args[++i]);
-  else specs.push(args[i]);
-}
+const { positional: specs, ...options } = flags({ slices: 8, seconds: 5, clients: 16 }, { positional: true });
 if (specs.length === 0 || Object.values(options).some((value) => !Number.isFinite(value) || value <= 0)) {
   console.error('Usage: node bench/bridge/alternate.mjs [--slices 8] [--seconds 5] [--clients 16] NAME[@bin][=ENV=VALUE,...] ...');
   process.exit(2);

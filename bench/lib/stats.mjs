@@ -26,11 +26,20 @@ export function fixed(value, digits = 2) {
   return Number.isFinite(value) ? value.toFixed(digits) : String(value);
 }
 
-/** Reads `--name value` flags with defaults. */
-export function flags(defaults) {
+/**
+ * Reads `--name value` flags with defaults. With `positional`, the other arguments are allowed
+ * too and come back, in order, as `positional`.
+ */
+export function flags(defaults, { positional = false } = {}) {
   const values = { ...defaults };
+  const rest = [];
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i += 2) {
+    if (positional && !args[i].startsWith('--')) {
+      rest.push(args[i]);
+      i--;
+      continue;
+    }
     const name = args[i]?.replace(/^--/, '');
     if (!name || !(name in defaults)) throw new Error(`Unknown flag ${args[i]}. Expected one of: ${Object.keys(defaults).map((key) => `--${key}`).join(', ')}.`);
     // A flag whose default is a boolean is a switch: it takes no value.
@@ -41,7 +50,7 @@ export function flags(defaults) {
     }
     values[name] = typeof defaults[name] === 'number' ? Number(args[i + 1]) : args[i + 1];
   }
-  return values;
+  return positional ? { ...values, positional: rest } : values;
 }
 
 /** Runs `task(i)` for i in [0, total) with `concurrency` workers in flight. */
