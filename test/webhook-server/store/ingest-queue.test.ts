@@ -5,7 +5,7 @@ import type { IngestResult } from '../../../webhook-server/src/store/types.js';
 /** How deliveries become groups: one statement per group, whatever the store underneath. */
 
 function delivery(receivedAt: number): Delivery {
-  return { events: [], receivedAt };
+  return { records: [], receivedAt };
 }
 
 function recorder(fail: (group: readonly Delivery[]) => boolean = () => false) {

@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirError } from '../../../src/common/errors.js';
-import { openSqliteStoreOnThread } from '../../../webhook-server/src/store/sqlite-thread.js';
+import { eventRecord } from '../../../webhook-server/src/store/ingest-group.js';
+import { openSqliteStoreOnThread, packRecords, unpackRecords } from '../../../webhook-server/src/store/sqlite-thread.js';
 import { StoreUnavailableError, type PreparedEvent } from '../../../webhook-server/src/store/types.js';
 
 /** The SQLite store on its own thread (sqlite-thread.ts): what the bridge process runs. */
@@ -40,6 +42,22 @@ function dataDir(): string {
 }
 
 describe('the SQLite store on its own thread', () => {
+  it('gets a delivery\'s event rows as flat text that unpacks to the same rows, whatever their strings', () => {
+    const record = fc.record({ source: fc.string(), dedupeKey: fc.string(), correlationKey: fc.string(), event: fc.string({ unit: 'binary' }), target: fc.string({ unit: 'binary' }) });
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 20 }), (records) => {
+        const packed = packRecords(records);
+        expect(packed.every((field) => typeof field === 'string')).toBe(true);
+        expect(unpackRecords(packed)).toEqual(records);
+      }),
+    );
+    // The row's text is the event's and its target's JSON, made once on the HTTP thread.
+    const prepared = event('start', 'thread:pack');
+    expect(unpackRecords(packRecords([eventRecord(prepared)]))).toEqual([
+      { source: 'github', dedupeKey: 'thread:pack:start', correlationKey: 'thread:pack', event: JSON.stringify(prepared.event), target: JSON.stringify(prepared.target) },
+    ]);
+  });
+
   it('records, folds and reads as the store in place does, and counts the deliveries it is recording', async () => {
     const store = await openSqliteStoreOnThread(dataDir());
     cleanup.push(() => store.close());

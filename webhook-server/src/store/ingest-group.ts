@@ -24,8 +24,25 @@ import type { IngestResult, PreparedEvent } from './types.js';
  */
 export const INGEST_GROUP_EVENTS = 256;
 
+/**
+ * An event as a row of bridge_events holds it: its keys, and the event and its mapped target as
+ * JSON text. Made once, by `eventRecord`, where the delivery is handled: the SQLite store's thread
+ * then binds the text as it comes, with no parse and no second serialisation of its own.
+ */
+export interface EventRecord {
+  source: string;
+  dedupeKey: string;
+  correlationKey: string;
+  event: string;
+  target: string;
+}
+
+export function eventRecord({ event, target }: PreparedEvent): EventRecord {
+  return { source: event.source, dedupeKey: event.dedupeKey, correlationKey: event.correlationKey, event: JSON.stringify(event), target: JSON.stringify(target) };
+}
+
 export interface Delivery {
-  events: readonly PreparedEvent[];
+  records: readonly EventRecord[];
   receivedAt: number;
 }
 
@@ -73,8 +90,8 @@ export function createIngestQueue(record: (group: readonly Delivery[]) => Promis
   async function drain(): Promise<void> {
     while (waiting.length > 0) {
       let take = 0;
-      for (let events = 0; take < waiting.length && (take === 0 || events + (waiting[take] as Waiting).delivery.events.length <= INGEST_GROUP_EVENTS); take++) {
-        events += (waiting[take] as Waiting).delivery.events.length;
+      for (let events = 0; take < waiting.length && (take === 0 || events + (waiting[take] as Waiting).delivery.records.length <= INGEST_GROUP_EVENTS); take++) {
+        events += (waiting[take] as Waiting).delivery.records.length;
       }
       await settle(waiting.splice(0, take));
     }
@@ -137,27 +154,22 @@ export const FOLD_BATCH = 256;
  * and `folded = 0` that it is still to be done, so a crash between the two loses nothing.
  */
 export async function recordGroup(query: Query, group: readonly Delivery[]): Promise<IngestResult[]> {
-  const events = group.flatMap((delivery) => delivery.events.map((item) => ({ ...item, receivedAt: delivery.receivedAt })));
+  const records = group.flatMap((delivery) => delivery.records);
   const inserted = await query(
     `INSERT INTO bridge_events (source, dedupe_key, correlation_key, event, target, received_at, folded)
-     VALUES ${rowPlaceholders(events.length, EVENT_COLUMNS, { shape: (row) => `${row.join(', ')}, 0` })}
+     VALUES ${rowPlaceholders(records.length, EVENT_COLUMNS, { shape: (row) => `${row.join(', ')}, 0` })}
      ON CONFLICT (source, dedupe_key) DO NOTHING RETURNING source, dedupe_key`,
-    events.flatMap(({ event, target, receivedAt }) => [
-      event.source,
-      event.dedupeKey,
-      event.correlationKey,
-      JSON.stringify(event),
-      JSON.stringify(target),
-      receivedAt,
-    ]),
+    group.flatMap(({ records: mine, receivedAt }) =>
+      mine.flatMap((record) => [record.source, record.dedupeKey, record.correlationKey, record.event, record.target, receivedAt]),
+    ),
   );
   // A key repeated within the group is inserted once, for its first occurrence: the later ones are duplicates.
   const fresh = new Set(inserted.map((row) => `${String(row.source)}\n${String(row.dedupe_key)}`));
-  const accepted = events.map(({ event }) => fresh.delete(`${event.source}\n${event.dedupeKey}`));
+  const accepted = records.map((record) => fresh.delete(`${record.source}\n${record.dedupeKey}`));
   let position = 0;
   return group.map((delivery) => {
-    const mine = accepted.slice(position, position + delivery.events.length);
-    position += delivery.events.length;
+    const mine = accepted.slice(position, position + delivery.records.length);
+    position += delivery.records.length;
     const count = mine.filter(Boolean).length;
     return { accepted: count, duplicates: mine.length - count };
   });

@@ -3,7 +3,7 @@
  * in the driver (placeholders, locking clauses, types), not in what a call does.
  */
 import { autoClose, type EpisodeState } from '../correlation/episode.js';
-import { createIngestQueue, FOLD_BATCH, foldBatch, recordGroup } from './ingest-group.js';
+import { createIngestQueue, eventRecord, FOLD_BATCH, foldBatch, recordGroup, type EventRecord } from './ingest-group.js';
 import { parameterList, rowPlaceholders } from './placeholders.js';
 import type { SourceName } from '../sources/types.js';
 import {
@@ -12,6 +12,7 @@ import {
   type EpisodeRow,
   type EpisodeStatus,
   type FailureUpdate,
+  type IngestResult,
   type OutboxCounts,
 } from './types.js';
 
@@ -103,7 +104,15 @@ const CLAIM_CANDIDATES = 8;
 const EPISODE_COLUMNS =
   'id, correlation_key, seq, source, state, annotation_id, version, synced_version, status, attempts, next_attempt_at, last_error, probe_from, probe_to, changed_at, created_at';
 
-export function createSqlStore(driver: SqlDriver): BridgeStore {
+/**
+ * A store made over a SQL driver. It also records events already made into rows: the SQLite
+ * store's thread is handed them so (sqlite-thread.ts), serialised on the HTTP thread, once.
+ */
+export interface SqlBridgeStore extends BridgeStore {
+  ingestRecords(records: readonly EventRecord[], receivedAt: number): Promise<IngestResult>;
+}
+
+export function createSqlStore(driver: SqlDriver): SqlBridgeStore {
   let closing: Promise<void> | undefined;
   async function tx<T>(work: (query: Query) => Promise<T>, durable = true, exclusive?: number): Promise<T> {
     try {
@@ -154,7 +163,9 @@ export function createSqlStore(driver: SqlDriver): BridgeStore {
   return {
     kind: driver.kind,
 
-    ingest: (events, receivedAt) => ingests.ingest({ events, receivedAt }),
+    // Async, so that an event JSON cannot hold refuses its own delivery as a rejection.
+    ingest: async (events, receivedAt) => ingests.ingest({ records: events.map(eventRecord), receivedAt }),
+    ingestRecords: (records, receivedAt) => ingests.ingest({ records, receivedAt }),
 
     get recording() {
       return ingests.pending;

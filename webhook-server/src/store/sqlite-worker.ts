@@ -4,14 +4,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteStore, syncInPlace } from './sqlite.js';
-import { transferStoreError, type StoreCall, type StoreReply, type StoreThreadData } from './sqlite-thread.js';
-import type { BridgeStore } from './types.js';
+import type { SqlBridgeStore } from './sql-store.js';
+import { transferStoreError, unpackRecords, type StoreCall, type StoreReply, type StoreThreadData } from './sqlite-thread.js';
 
 if (!parentPort) throw new Error('sqlite-worker.js runs as the SQLite store thread of the bridge.');
 const port = parentPort;
 const { dataDir } = workerData as StoreThreadData;
 
-let store: BridgeStore | undefined;
+let store: SqlBridgeStore | undefined;
 try {
   // This thread does nothing else: it flushes in place (see syncInPlace).
   store = openSqliteStore(dataDir, syncInPlace);
@@ -32,13 +32,15 @@ function reply(answer: StoreReply): void {
 }
 
 port.on('message', (calls: StoreCall[]) => {
-  const opened = store as BridgeStore;
+  const opened = store as SqlBridgeStore;
   for (const call of calls) {
-    const method = opened[call.method] as (...args: unknown[]) => Promise<unknown>;
-    // The main thread sends a delivery's events as JSON text (sqlite-thread.ts).
-    if (call.method === 'ingest') call.args[0] = JSON.parse(call.args[0] as string);
+    // The main thread sends a delivery's events as their rows' text (packRecords).
+    const run =
+      call.method === 'ingest'
+        ? () => opened.ingestRecords(unpackRecords(call.args[0] as string[]), call.args[1] as number)
+        : () => (opened[call.method] as (...args: unknown[]) => Promise<unknown>).apply(opened, call.args);
     Promise.resolve()
-      .then(() => method.apply(opened, call.args))
+      .then(run)
       .then(
         (value) => reply({ id: call.id, ok: true, value }),
         (error: unknown) => reply({ id: call.id, ok: false, error: transferStoreError(error) }),

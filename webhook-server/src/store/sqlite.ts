@@ -2,8 +2,7 @@ import { closeSync, fsync, fsyncSync, openSync, readFileSync, rmSync, writeFileS
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirError } from '../../../src/common/errors.js';
-import { createProcessClaims, createSqlStore, schemaStatements, upgradeStatements, type Query, type Row, type SqlDriver } from './sql-store.js';
-import type { BridgeStore } from './types.js';
+import { createProcessClaims, createSqlStore, schemaStatements, upgradeStatements, type Query, type Row, type SqlBridgeStore, type SqlDriver } from './sql-store.js';
 
 export const SQLITE_FILE_NAME = 'bridge.sqlite';
 
@@ -36,7 +35,7 @@ export const syncInPlace: FileSync = (fd) => {
  * prepareDataDir has checked. `sync` flushes the WAL: syncOnPool, syncInPlace, or a test's that
  * holds a flush back.
  */
-export function openSqliteStore(dataDir: string, sync: FileSync = syncOnPool): BridgeStore {
+export function openSqliteStore(dataDir: string, sync: FileSync = syncOnPool): SqlBridgeStore {
   const lockFile = claimDataDir(dataDir);
   const file = join(dataDir, SQLITE_FILE_NAME);
   const db = new Database(file);
